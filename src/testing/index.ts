@@ -1,0 +1,16 @@
+/**
+ * Test helpers for apps built on rxagent: the scripted provider.
+ *
+ * @module rxagent/testing
+ */
+export {
+  fauxProvider,
+  fauxText,
+  fauxThinking,
+  fauxToolCall,
+  type FauxProvider,
+  type FauxProviderOptions,
+  type FauxReply,
+  type FauxRequest,
+  type FauxScriptEntry,
+} from "./faux-provider.js";
