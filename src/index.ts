@@ -21,3 +21,6 @@ export {
 export { emptyUsage, failedAssistantMessage, describeError } from "./assistant-message.js";
 export { fauxProvider, fauxText, fauxThinking, fauxToolCall } from "./testing/index.js";
 export type { FauxProvider, FauxProviderOptions, FauxReply, FauxRequest, FauxScriptEntry } from "./testing/index.js";
+export { Agent, type AgentListener, type AgentOptions, type PromptInput } from "./agent.js";
+export type { AgentState, AgentStateSnapshot, AgentInitialState } from "./agent-state.js";
+export { MessageQueue } from "./message-queue.js";
