@@ -1,0 +1,148 @@
+/**
+ * Virtual-time helpers for the loop's marble tests (SPEC L12).
+ *
+ * The loop emits many events in one frame (agent_start, turn_start, the prompt's start and
+ * end, ...). A marble string cannot place a multi-value group at frame 0 and a single value at
+ * frame 1, so {@link byFrame} folds the events of one frame into one array value emitted at the
+ * end of that frame; a marble then has one character per busy frame.
+ */
+import { filter, map, Observable, type OperatorFunction, timer } from "rxjs";
+import { TestScheduler } from "rxjs/testing";
+import { expect } from "vitest";
+import type { AgentEvent, AgentTool, AgentToolResult, Message } from "../../src/index.js";
+import { textResult, tool } from "./fixtures.js";
+
+/** A fresh TestScheduler that compares with `toStrictEqual` (one per test, as RxJS does). */
+export function newScheduler(): TestScheduler {
+  return new TestScheduler((actual, expected) => expect(actual).toStrictEqual(expected));
+}
+
+/**
+ * A short, readable name for an event: `message_start:user`, `tool_execution_end:b`, ...
+ * Timestamps and contents are asserted separately.
+ */
+export function label(event: AgentEvent): string {
+  switch (event.type) {
+    case "message_start":
+    case "message_end": {
+      const message = event.message as Message;
+      return message.role === "toolResult" ? `${event.type}:toolResult:${message.toolCallId}` : `${event.type}:${message.role}`;
+    }
+    case "message_update":
+      return `message_update:${event.assistantMessageEvent.type}`;
+    case "tool_execution_start":
+    case "tool_execution_update":
+    case "tool_execution_end":
+      return `${event.type}:${event.toolCallId}`;
+    default:
+      return event.type;
+  }
+}
+
+/**
+ * `byFrame` over the labels of a run's events. `updates: false` leaves out `message_update`
+ * (a synchronous provider streams a dozen of them in frame 0; they are not what a batch test checks).
+ */
+export function labelsByFrame(scheduler: TestScheduler, options: { updates?: boolean } = {}): OperatorFunction<AgentEvent, string[]> {
+  const updates = options.updates ?? true;
+  return (events) =>
+    events.pipe(
+      filter((event) => updates || event.type !== "message_update"),
+      map(label),
+      byFrame(scheduler),
+    );
+}
+
+interface PendingAction {
+  delay: number;
+}
+
+/** The flush actions of every `byFrame`, so two of them never wait for each other. */
+const flushActions = new WeakSet<object>();
+
+/**
+ * Folds the values of each frame into one array, emitted at the end of that frame (after every
+ * other action queued for the same frame ran). Completion and errors follow the last array in
+ * the same frame.
+ */
+export function byFrame<T>(scheduler: TestScheduler): OperatorFunction<T, T[]> {
+  return (source) =>
+    new Observable<T[]>((subscriber) => {
+      let bucket: T[] = [];
+      let flushing = false;
+      let ending: (() => void) | undefined;
+      const queuedAtThisFrame = (): boolean =>
+        (scheduler.actions as unknown as PendingAction[]).some((action) => action.delay <= scheduler.frame && !flushActions.has(action));
+      const scheduleFlush = (): void => {
+        if (flushing) return;
+        flushing = true;
+        const first = scheduler.schedule(function flush() {
+            // Something else still runs in this frame: let it go first.
+            if (queuedAtThisFrame()) {
+              const again = this.schedule(undefined, 0);
+              flushActions.add(again);
+              subscriber.add(again);
+              return;
+            }
+            flushing = false;
+            const values = bucket;
+            bucket = [];
+            if (values.length > 0) subscriber.next(values);
+            ending?.();
+          });
+        flushActions.add(first);
+        subscriber.add(first);
+      };
+      const subscription = source.subscribe({
+        next: (value) => {
+          bucket.push(value);
+          scheduleFlush();
+        },
+        error: (error) => {
+          ending = () => subscriber.error(error);
+          scheduleFlush();
+        },
+        complete: () => {
+          ending = () => subscriber.complete();
+          scheduleFlush();
+        },
+      });
+      subscriber.add(subscription);
+    });
+}
+
+/**
+ * Events with the frame they arrived at, for assertions that are easier as a table than as a
+ * marble (e.g. "the steering message comes after frame 30").
+ */
+export interface Stamped {
+  frame: number;
+  event: AgentEvent;
+}
+
+/** An Observable tool: `timer(frames)` then one result whose text is `text`. */
+export function timerTool(name: string, frames: number, text = name, extra: Partial<AgentTool> = {}): AgentTool {
+  return tool(name, () => timer(frames).pipe(map(() => textResult(text))), { type: "object" }, extra);
+}
+
+/** An Observable tool that reports `updates` progress values, one every `every` frames, then its result. */
+export function progressTool(name: string, updates: number, every: number): AgentTool {
+  return tool(name, () =>
+    new Observable<AgentToolResult>((subscriber) => {
+      // emissions before the last are updates (SPEC T1)
+      let sent = 0;
+      const id = setIntervalOn(every, () => {
+        sent++;
+        subscriber.next(textResult(sent <= updates ? `progress ${sent}` : `done ${name}`));
+        if (sent > updates) subscriber.complete();
+      });
+      return id;
+    }),
+  );
+}
+
+// timer-based helper so progressTool uses whatever scheduler `timer` defaults to (the TestScheduler inside run()).
+function setIntervalOn(every: number, tick: () => void): () => void {
+  const subscription = timer(every, every).subscribe(tick);
+  return () => subscription.unsubscribe();
+}
