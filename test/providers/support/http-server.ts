@@ -24,6 +24,8 @@ export interface ScriptedResponse {
   chunks?: (string | Uint8Array)[];
   /** Pause between pieces, in ms. Default 2. */
   delayMs?: number;
+  /** Destroy the connection before sending anything (a network failure for the client). */
+  dropConnection?: boolean;
   /** After the pieces, destroy the socket instead of ending the response. */
   destroy?: boolean;
   /** After the pieces, keep writing `drip` every `delayMs` until the client goes away. */
@@ -128,6 +130,10 @@ async function respond(
   index: number,
 ): Promise<void> {
   const answer = await script(request, index);
+  if (answer.dropConnection) {
+    res.socket?.destroy();
+    return;
+  }
   res.writeHead(answer.status ?? 200, answer.headers ?? {});
   res.flushHeaders();
   const delay = answer.delayMs ?? 2;
