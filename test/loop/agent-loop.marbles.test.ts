@@ -5,10 +5,10 @@
  * marble value: the labels of that frame's events (see test/helpers/marbles.ts). Contents are
  * asserted separately, after the run.
  */
-import { finalize, map, take, timer } from "rxjs";
+import { finalize, from, map, type ObservableInput, take, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
-import type { AgentEvent, AgentMessage, AgentTool, StreamFn, ToolResultMessage } from "../../src/index.js";
+import type { AgentEvent, AgentMessage, AgentTool, AssistantMessageEvent, StreamFn, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { agentEnd, committed, contextWith, model, roles, textOf, textResult, tool, user } from "../helpers/fixtures.js";
 import { label, labelsByFrame, newScheduler, timerTool } from "../helpers/marbles.js";
@@ -255,7 +255,7 @@ describe("agentLoop in virtual time", () => {
       const faux = fauxProvider([{ content: "a long reply in many chunks" }], { scheduler, delay: 1, chunkSize: 2 });
       const streamFn: StreamFn = (m, context, options) => {
         options.signal?.addEventListener("abort", () => (abortedAt = scheduler.now()));
-        return (faux(m, context, options) as ReturnType<typeof timer>).pipe(finalize(() => (providerTornDownAt = scheduler.now()))) as never;
+        return from(faux(m, context, options) as ObservableInput<AssistantMessageEvent>).pipe(finalize(() => (providerTornDownAt = scheduler.now())));
       };
       const run$ = agentLoop([user("hello")], { messages: [] }, { model, scheduler }, undefined, streamFn);
       expectObservable(run$.pipe(labelsByFrame(scheduler)), "^--!").toBe("abc", {
