@@ -290,18 +290,11 @@ export class Agent {
     return this.scheduler ? this.scheduler.now() : Date.now();
   }
 
-  private loopConfig(skipFirstSteering: boolean): AgentLoopConfig {
-    let skip = skipFirstSteering;
+  private loopConfig(): AgentLoopConfig {
     const config: AgentLoopConfig = {
       model: this.store.model,
       toolExecution: this.toolExecution,
-      getSteeringMessages: () => {
-        if (skip) {
-          skip = false;
-          return [];
-        }
-        return this.steeringQueue.drain();
-      },
+      getSteeringMessages: () => this.steeringQueue.drain(),
       getFollowUpMessages: () => this.followUpQueue.drain(),
     };
     if (this.store.thinkingLevel !== "off") config.reasoning = this.store.thinkingLevel;
@@ -341,7 +334,7 @@ export class Agent {
     const loop = runAgentLoop({
       prompts: plan.prompts,
       context: { messages: this.store.messages.slice(), tools: this.store.tools.slice() },
-      config: this.loopConfig(plan.skipInitialSteeringPoll === true),
+      config: this.loopConfig(),
       signal: run.controller.signal,
       streamFn,
       emit: (event) => this.process(event, run),
