@@ -37,7 +37,7 @@ describe("M4: misbehaving providers still yield one final assistant message", ()
   });
 
   it("M4: a StreamFn that rejects", async () => {
-    const events = await run(() => Promise.reject(new Error("no network")));
+    const events = await run(() => Promise.reject<AssistantMessageEvent[]>(new Error("no network")));
     expect(types(events)).toEqual(RUN_TYPES);
     expect(finalAssistant(events)).toMatchObject({ stopReason: "error", errorMessage: "The stream function rejected: no network" });
   });
