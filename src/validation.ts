@@ -56,6 +56,31 @@ function dropNullOptionals(value: unknown, schema: Schema | undefined): void {
   }
 }
 
+/**
+ * ajv coerces inside `anyOf` / `oneOf` branch by branch, so a `null` the schema allows (e.g.
+ * `anyOf: [{ type: "string" }, { type: "null" }]`) comes out of the first branch as `""` or `0`.
+ * Put the model's `null` back wherever the schema allows it: the tool must get what was sent.
+ */
+function restoreAllowedNulls(validated: unknown, raw: unknown, schema: Schema | undefined): void {
+  if (!schema || typeof schema !== "object" || validated === null || typeof validated !== "object" || raw === null || typeof raw !== "object") return;
+  if (Array.isArray(validated)) {
+    const items = schema.items;
+    if (!Array.isArray(raw) || !items || Array.isArray(items)) return;
+    validated.forEach((item, index) => {
+      if (raw[index] === null && allowsNull(items)) validated[index] = null;
+      else restoreAllowedNulls(item, raw[index], items);
+    });
+    return;
+  }
+  const target = validated as Record<string, unknown>;
+  const source = raw as Record<string, unknown>;
+  for (const [key, propertySchema] of Object.entries(schema.properties ?? {})) {
+    if (!(key in source) || !(key in target)) continue;
+    if (source[key] === null && allowsNull(propertySchema)) target[key] = null;
+    else restoreAllowedNulls(target[key], source[key], propertySchema);
+  }
+}
+
 function pathOf(error: ErrorObject): string {
   const segments = error.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
   if (error.keyword === "required") segments.push(String((error.params as { missingProperty: string }).missingProperty));
@@ -102,7 +127,10 @@ export function validateToolArguments(toolName: string, schema: object, toolCall
   const args = structuredClone(raw) as Record<string, unknown>;
   dropNullOptionals(args, schema as Schema);
   const validate = validatorFor(schema);
-  if (validate(args)) return args;
+  if (validate(args)) {
+    restoreAllowedNulls(args, raw, schema as Schema);
+    return args;
+  }
   const lines = (validate.errors ?? []).map((error) => `  - ${pathOf(error)}: ${describe(error)}`);
   throw new Error(`Invalid arguments for tool "${toolName}":\n${[...new Set(lines)].join("\n")}\n\nReceived arguments:\n${preview(raw)}`);
 }
