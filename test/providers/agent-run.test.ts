@@ -10,6 +10,7 @@ import { agentLoop } from "../../src/agent-loop.js";
 import type { AssistantMessage, Model, StreamFn, ToolResultMessage } from "../../src/messages.js";
 import type { AgentEvent, AgentMessage, AgentTool } from "../../src/types.js";
 import { openaiCompatible } from "../../src/providers/openai.js";
+import { fromPiAi, fromPiAiModel } from "../../src/providers/pi-ai.js";
 import { sseResponse, startTestServer, type TestServer } from "./support/http-server.js";
 
 let server: TestServer | undefined;
@@ -133,12 +134,12 @@ describe("pi-ai interop (issue 4, point 3; SPEC M1, M3)", () => {
     const catalogModel = groq.getModels().find((m) => m.api === "openai-completions");
     if (!catalogModel) throw new Error("pi-ai's Groq catalog has no openai-completions model");
     // The catalog entry, pointed at the local server instead of api.groq.com.
-    const model = { ...catalogModel, baseUrl: `${server.url}/v1` };
+    const model = fromPiAiModel({ ...catalogModel, baseUrl: `${server.url}/v1` });
     const { streamSimple } = await import("@earendil-works/pi-ai/api/openai-completions");
 
     const calls: unknown[] = [];
-    // pi-ai's function is passed as it is: no adapter.
-    const events = await run(streamSimple as unknown as StreamFn, model as unknown as Model, [weatherTool(calls)], { apiKey: "gsk-test" });
+    // pi-ai's function is passed as it is (fromPiAi only restates its type).
+    const events = await run(fromPiAi(streamSimple), model, [weatherTool(calls)], { apiKey: "gsk-test" });
 
     expect(calls).toEqual([{ location: "Paris, France", unit: "celsius", days: [1, 2, 3] }]);
     const added = newMessages(events).filter((m) => (m as { role: string }).role !== "system");
@@ -164,5 +165,20 @@ describe("pi-ai interop (issue 4, point 3; SPEC M1, M3)", () => {
     });
     expect(JSON.parse(wire[0].tool_calls[0].function.arguments)).toEqual({ location: "Paris, France", unit: "celsius", days: [1, 2, 3] });
     expect(wire[1]).toEqual({ role: "tool", tool_call_id: "call_Kq2vV0dA7xJm", content: "18°C, cloudy" });
+  });
+
+  it("issue 4 · the documented path: a pi-ai Models collection (catalog + auth) as the StreamFn, via models.streamSimple", async () => {
+    server = await startTestServer(() => sseResponse("final-answer.sse"));
+    const { createModels } = await import("@earendil-works/pi-ai");
+    const { groqProvider } = await import("@earendil-works/pi-ai/providers/groq");
+    const models = createModels();
+    models.setProvider(groqProvider());
+    const catalogModel = models.getModels("groq")[0]!;
+    const model = fromPiAiModel({ ...catalogModel, baseUrl: `${server.url}/v1` });
+    const events = await run(fromPiAi((m, context, options) => models.streamSimple(m, context, options)), model, [], { apiKey: "gsk-doc" });
+    const final = newMessages(events).at(-1) as AssistantMessage;
+    expect(final.errorMessage).toBeUndefined();
+    expect(final.content).toEqual([{ type: "text", text: "It is 18°C in Paris." }]);
+    expect(server.requests[0]!.headers.authorization).toBe("Bearer gsk-doc");
   });
 });
