@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { concat, defer, EMPTY, Observable, Subject, type SchedulerLike, type Subscription } from "rxjs";
+import { catchError, concat, defer, EMPTY, Observable, Subject, type SchedulerLike, type Subscription } from "rxjs";
 import { describeError } from "./assistant-message.js";
 import { assertCanContinue, runAgentLoop } from "./agent-loop.js";
 import { AgentStateStore, type AgentInitialState, type AgentState, type AgentStateSnapshot } from "./agent-state.js";
@@ -357,14 +357,27 @@ export class Agent {
     this.allEvents.next(event);
     const listeners = [...this.listeners];
     const signal = run.controller.signal;
-    const notify = (index: number): void | Observable<unknown> => {
+    // A failing listener does not keep the event from the listeners after it: every listener
+    // sees every event (as events$ and prompt$ do), then the first failure ends the run (SPEC A6, A7).
+    const notify = (index: number, failure: { error: unknown } | undefined): void | Observable<unknown> => {
       for (let i = index; i < listeners.length; i++) {
-        const wait = settled(this.callListener(listeners[i]!, event, signal));
-        if (wait) return concat(wait, defer(() => notify(i + 1) ?? EMPTY));
+        let wait: Observable<never> | undefined;
+        try {
+          wait = settled(this.callListener(listeners[i]!, event, signal));
+        } catch (error) {
+          failure ??= { error };
+          continue;
+        }
+        if (wait) {
+          let failed = failure;
+          const caught = wait.pipe(catchError((error: unknown) => ((failed ??= { error }), EMPTY)));
+          return concat(caught, defer(() => notify(i + 1, failed) ?? EMPTY));
+        }
       }
+      if (failure) throw failure.error;
       return undefined;
     };
-    return notify(0);
+    return notify(0, undefined);
   }
 
   private callListener(listener: AgentListener, event: AgentEvent, signal: AbortSignal): unknown {
