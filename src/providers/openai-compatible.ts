@@ -34,7 +34,10 @@ export interface OpenAICompatibleOptions extends Omit<ChatRequestSettings, "base
    * unset for local servers that need no key.
    */
   apiKey?: string;
-  /** Headers for every request (after the defaults; `options.headers` of a request go last). */
+  /**
+   * Headers for every request. Order: the defaults, `model.headers` (pi-ai catalog models
+   * carry some), these, then the request's `options.headers`.
+   */
   headers?: Record<string, string>;
   /** The `fetch` to use: a test double, a proxy agent, a Cloudflare binding. Default: global. */
   fetch?: typeof fetch;
@@ -95,13 +98,13 @@ async function run(
     let body = buildChatCompletionRequest(model, context.messages, options, { ...config, baseUrl });
     body = config.onRequest?.(body, model) ?? body;
     const apiKey = options.apiKey ?? config.apiKey;
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      accept: "text/event-stream",
-      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-      ...config.headers,
-      ...options.headers,
-    };
+    const modelHeaders = model.headers && typeof model.headers === "object" ? (model.headers as Record<string, string>) : undefined;
+    const headers = new Headers({ "content-type": "application/json", accept: "text/event-stream" });
+    if (apiKey) headers.set("authorization", `Bearer ${apiKey}`);
+    // Later sources win, whatever the case of their header names.
+    for (const source of [modelHeaders, config.headers, options.headers]) {
+      for (const [name, value] of Object.entries(source ?? {})) headers.set(name, value);
+    }
     const fetchFn = config.fetch ?? globalThis.fetch;
 
     let response: Response;

@@ -72,12 +72,9 @@ function proxyRequest(config: StreamProxyOptions, model: Model, context: LlmCont
       if (options.sessionId !== undefined) requestOptions.sessionId = options.sessionId;
       if (options.thinkingBudgets !== undefined) requestOptions.thinkingBudgets = options.thinkingBudgets;
       const body: ProxyRequestBody = { model, context: { messages: context.messages }, options: requestOptions };
-      const headers: Record<string, string> = {
-        "content-type": "application/json",
-        accept: "text/event-stream",
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...config.headers,
-      };
+      const headers = new Headers({ "content-type": "application/json", accept: "text/event-stream" });
+      if (token) headers.set("authorization", `Bearer ${token}`);
+      for (const [name, value] of Object.entries(config.headers ?? {})) headers.set(name, value);
 
       let response: Response;
       try {

@@ -158,6 +158,21 @@ describe("openaiCompatible: streaming responses (issue 4, SPEC M4)", () => {
     expect(s.requests[0]!.json().reasoning_effort).toBe("high");
   });
 
+  it("issue 4 · headers: model.headers, configured headers, then the request's; names compared without case", async () => {
+    const s = await serve(sseResponse("text.sse"));
+    const streamFn = openaiCompatible({ baseUrl: `${s.url}/v1`, apiKey: "sk-config", headers: { "X-Title": "rxagent", "HTTP-Referer": "https://example.test" } });
+    await collect(streamFn, weatherContext(), { apiKey: "sk-loop", headers: { "x-title": "override" } }, { ...model, headers: { "x-model": "m" } });
+    const headers = s.requests[0]!.headers;
+    expect(headers.authorization).toBe("Bearer sk-loop");
+    expect(headers["x-title"]).toBe("override");
+    expect(headers["http-referer"]).toBe("https://example.test");
+    expect(headers["x-model"]).toBe("m");
+    expect(headers.accept).toBe("text/event-stream");
+
+    await collect(streamFn, weatherContext(), { headers: { Authorization: "Bearer from-request" } });
+    expect(s.requests[1]!.headers.authorization).toBe("Bearer from-request");
+  });
+
   it("issue 4 · the Observable is cold: nothing is sent before subscribe, each subscription is one request", async () => {
     const s = await serve(sseResponse("text.sse"));
     const observable = from(provider(s)(model, weatherContext(), {}) as never);
