@@ -184,6 +184,52 @@ describe("openaiCompatible: streaming responses (issue 4, SPEC M4)", () => {
   });
 });
 
+describe("openaiCompatible: servers that bend the format (issue 4)", () => {
+  const sse = (...chunks: object[]) => ({
+    status: 200,
+    headers: { "content-type": "text/event-stream" },
+    chunks: [chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n"],
+  });
+  const choice = (delta: object, finish_reason: string | null = null) => ({ id: "chatcmpl-x", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] });
+
+  it("issue 4 · tool calls sent whole without `index` (one id each), and finish_reason stop with tool calls, give toolUse", async () => {
+    const s = await serve(
+      sse(
+        choice({ role: "assistant", tool_calls: [{ id: "call_1", type: "function", function: { name: "a", arguments: '{"x":1}' } }] }),
+        choice({ tool_calls: [{ id: "call_2", type: "function", function: { name: "b", arguments: "{}" } }] }),
+        choice({}, "stop"),
+      ),
+    );
+    const message = finalMessage(await collect(provider(s), weatherContext()));
+    expect(message.stopReason).toBe("toolUse");
+    expect(message.content).toEqual([
+      { type: "toolCall", id: "call_1", name: "a", arguments: { x: 1 } },
+      { type: "toolCall", id: "call_2", name: "b", arguments: {} },
+    ]);
+  });
+
+  it("issue 4 · invalid tool-call JSON keeps the best partial reading and says why in argumentsError", async () => {
+    const s = await serve(
+      sse(
+        choice({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "write", arguments: '{"path":"a.txt","text":"hel' } }] }),
+        choice({}, "tool_calls"),
+      ),
+    );
+    const message = finalMessage(await collect(provider(s), weatherContext()));
+    expect(message.stopReason).toBe("toolUse");
+    const call = message.content[0] as ToolCall;
+    expect(call.arguments).toEqual({ path: "a.txt", text: "hel" });
+    expect(call.argumentsError).toMatch(/^Tool call arguments are not valid JSON \(.*\): \{"path":"a\.txt","text":"hel$/);
+  });
+
+  it("issue 4 · finish_reason length ends with `length`, keeping the text", async () => {
+    const s = await serve(sse(choice({ content: "Once upon a" }), choice({}, "length")));
+    const events = await collect(provider(s), weatherContext());
+    expect(events[events.length - 1]).toMatchObject({ type: "done", reason: "length" });
+    expect(finalMessage(events).content).toEqual([{ type: "text", text: "Once upon a" }]);
+  });
+});
+
 describe("openaiCompatible: failures become the final error message (issue 4, SPEC M4)", () => {
   it("issue 4 · HTTP 401 with an OpenAI error body: status and the provider's message, no start", async () => {
     const s = await serve(errorResponse(401, "error-401.json"));
