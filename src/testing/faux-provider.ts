@@ -223,11 +223,11 @@ export function fauxProvider(script: readonly FauxScriptEntry[], options: FauxPr
     if (reply.fault === "reject") return Promise.reject(new Error("fauxProvider: scripted rejection"));
     return play(reply, model, streamOptions, chunkSize, options);
   };
-  return Object.assign(streamFn, {
+  // defineProperty, not Object.assign: Object.assign would copy the getter's value once and
+  // `remaining` would never change.
+  Object.defineProperty(streamFn, "remaining", { get: () => script.length - played, enumerable: true });
+  return Object.assign(streamFn as typeof streamFn & { readonly remaining: number }, {
     requests,
-    get remaining() {
-      return script.length - played;
-    },
     model: { id: "faux-1", api: "faux", provider: "faux" } as Model,
   });
 }
@@ -266,6 +266,12 @@ function play(reply: FauxReply, model: Model, streamOptions: StreamOptions, chun
       if ((next.value as unknown) === HANG) return false;
       if ("partial" in next.value) last = next.value.partial;
       subscriber.next(next.value);
+      // The stream ends with its final event, not one `delay` later.
+      if (next.value.type === "done" || next.value.type === "error") {
+        done = true;
+        subscriber.complete();
+        return false;
+      }
       return true;
     };
     if (signal?.aborted) {
