@@ -185,6 +185,8 @@ class Run {
   readonly now: () => number;
   readonly tracker = new RunTracker((message) => this.append(message));
   readonly emitter: Emitter;
+  /** Set when the run failed and `failure()` took over the events. */
+  failing = false;
 
   constructor(
     readonly input: AgentLoopRun,
@@ -199,6 +201,9 @@ class Run {
     this.emitter = new Emitter(
       emit
         ? (event) => {
+            // After a failure only `failure()` speaks: the abort it sends makes the provider emit
+            // one more event before it is torn down, which nobody may see or commit (issue 7).
+            if (this.failing) return undefined;
             this.tracker.track(event);
             return emit(event);
           }
@@ -210,7 +215,17 @@ class Run {
   append(message: AgentMessage): void {
     this.context.messages.push(message);
     this.newMessages.push(message);
+    if (this.waiting.length > 0) {
+      const index = this.waiting.indexOf(message);
+      if (index >= 0) this.waiting.splice(index, 1);
+    }
   }
+
+  /**
+   * Messages taken from the prompts, a queue poll or `prepareNextTurn` and not committed yet. A
+   * failure commits them: a polled steering or follow-up message is never dropped (issue 7).
+   */
+  waiting: AgentMessage[] = [];
 
   update(update: AgentRequestUpdate): void {
     if (update.context) this.context = update.context;
@@ -244,6 +259,7 @@ function runEvents(input: AgentLoopRun, controller: AbortController): Observable
     const tracked = input.emit ? events : events.pipe(tap((event) => run.tracker.track(event)));
     return tracked.pipe(
       catchError((error) => {
+        run.failing = true;
         if (!controller.signal.aborted && !run.tracker.ended) controller.abort(error);
         return failure(run, error);
       }),
@@ -253,6 +269,7 @@ function runEvents(input: AgentLoopRun, controller: AbortController): Observable
 
 function start(run: Run): Observable<Step> {
   const { prompts } = run.input;
+  if (prompts) run.waiting = prompts.slice();
   return concat(
     run.emitter.all([{ type: "agent_start" }, { type: "turn_start" }]),
     prompts ? defer(() => appendMessages(run, prompts)) : EMPTY,
@@ -263,6 +280,8 @@ function start(run: Run): Observable<Step> {
 function appendMessages(run: Run, messages: readonly AgentMessage[]): Observable<AgentEvent> {
   const declared = run.declarations.declare(run.context.messages, messages, run.context.tools ?? [], run.now());
   if (declared.length === 0) return EMPTY;
+  // What is waiting now is exactly these messages, as declared (a system message may be rewritten).
+  run.waiting = declared.slice();
   const events: AgentEvent[] = [];
   for (const message of declared) {
     events.push({ type: "message_start", message }, { type: "message_end", message });
@@ -279,13 +298,19 @@ function messagesOrNone(value: unknown, hook: string): AgentMessage[] {
 function pollSteering(run: Run, skip: boolean, then: (messages: AgentMessage[]) => Observable<Step>): Observable<Step> {
   const poll = run.config.getSteeringMessages;
   if (skip || !poll) return defer(() => then([]));
-  return defer(() => thenMaybe(poll(), (messages) => then(messagesOrNone(messages, "getSteeringMessages"))));
+  return defer(() => thenMaybe(poll(), (messages) => then(taken(run, messagesOrNone(messages, "getSteeringMessages")))));
 }
 
 function pollFollowUp(run: Run, then: (messages: AgentMessage[]) => Observable<Step>): Observable<Step> {
   const poll = run.config.getFollowUpMessages;
   if (!poll) return defer(() => then([]));
-  return defer(() => thenMaybe(poll(), (messages) => then(messagesOrNone(messages, "getFollowUpMessages"))));
+  return defer(() => thenMaybe(poll(), (messages) => then(taken(run, messagesOrNone(messages, "getFollowUpMessages")))));
+}
+
+/** Polled messages wait for their turn; a failure before it commits them (see `Run.waiting`). */
+function taken(run: Run, messages: AgentMessage[]): AgentMessage[] {
+  if (messages.length > 0) run.waiting.push(...messages);
+  return messages;
 }
 
 /** One turn: an assistant message and all its tool results (SPEC L3). Ends with the next step or `agent_end`. */
@@ -316,7 +341,7 @@ function prepareTurn(run: Run, lastTurn: AgentTurnContext, state: { pending: Age
     thenMaybe(hook(lastTurn, run.signal), (update) => {
       if (update) {
         run.update(update);
-        state.prepared = messagesOrNone(update.messages, "prepareNextTurn messages");
+        state.prepared = taken(run, messagesOrNone(update.messages, "prepareNextTurn messages"));
       }
       return afterHook();
     }),
@@ -495,6 +520,10 @@ class RunTracker {
 
   /** Tool calls of the last assistant message that have no result message yet. */
   unanswered(): ToolCall[] {
+    // An error or aborted message's calls never run and get no results (SPEC L6 hard exit);
+    // answering them when a later hook fails would put results after a failed message (issue 7).
+    const stop = this.lastAssistant?.stopReason;
+    if (stop === "error" || stop === "aborted") return [];
     const calls = this.lastAssistant?.content.filter((block): block is ToolCall => block.type === "toolCall") ?? [];
     return calls.filter((call) => !this.answered.has(call.id));
   }
@@ -547,6 +576,11 @@ function failure(run: Run, error: unknown): Observable<AgentEvent> {
     if (tracker.executing.has(call.id)) {
       events.push({ type: "tool_execution_end", toolCallId: call.id, toolName: call.name, result: outcome.result, isError: true });
     }
+    events.push({ type: "message_start", message }, { type: "message_end", message });
+  }
+  // Polled or prepared messages that never reached their turn are kept, after the batch's results.
+  for (const message of run.waiting.slice()) {
+    run.append(message);
     events.push({ type: "message_start", message }, { type: "message_end", message });
   }
   const aborted = run.signal.aborted && !(run.signal.reason === error);

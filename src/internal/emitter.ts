@@ -5,7 +5,7 @@
  * @internal
  * @module
  */
-import { concat, concatMap, defer, type Observable, of } from "rxjs";
+import { concat, concatMap, defer, type Observable, of, throwError } from "rxjs";
 import type { AgentEmit, AgentEvent } from "../types.js";
 import { settled } from "./maybe-async.js";
 
@@ -18,7 +18,14 @@ export class Emitter {
     const emit = this.emit;
     if (!emit) return of(event);
     return defer(() => {
-      const wait = settled(emit(event));
+      let wait: Observable<never> | undefined;
+      try {
+        wait = settled(emit(event));
+      } catch (error) {
+        // The event is already reduced and seen by earlier listeners: the subscriber gets it too,
+        // so both views keep the same brackets (issue 7), then the failure is normalized.
+        return concat(of(event), throwError(() => error));
+      }
       return wait ? concat(of(event), wait) : of(event);
     });
   }

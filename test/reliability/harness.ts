@@ -1,0 +1,518 @@
+/**
+ * Runs a {@link Scenario} in virtual time (`TestScheduler.run`) and records everything the
+ * invariants need: the events as the consumer saw them (per frame), every call into a tool,
+ * the provider and the hooks, every AbortSignal handed out, and every subscription the library
+ * opened on an Observable we gave it (counted on subscribe and on teardown).
+ *
+ * Nothing here uses a promise: tools, hooks, listeners and the provider are plain values or
+ * Observables on the TestScheduler, so one scenario is one synchronous, deterministic flush.
+ */
+import { config as rxConfig, map, mergeMap, Observable, type Subscription, throwError, timer } from "rxjs";
+import { TestScheduler } from "rxjs/testing";
+import { Agent } from "../../src/agent.js";
+import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
+import type {
+  AgentEvent,
+  AgentLoopConfig,
+  AgentMessage,
+  AgentTool,
+  AgentToolResult,
+  AssistantMessageEvent,
+  Message,
+  StreamFn,
+  UserMessage,
+} from "../../src/index.js";
+import { fauxProvider, type FauxReply } from "../../src/testing/index.js";
+import { contextWith, model } from "../helpers/fixtures.js";
+import type { ArgsKind, Block, HookName, Scenario, ToolBehaviour } from "./scenario.js";
+
+export const TOOL_SCHEMA = {
+  type: "object",
+  properties: { n: { type: "number" }, note: { type: "string" } },
+  required: ["n"],
+  additionalProperties: false,
+} as const;
+
+export const ARGS: Record<ArgsKind, Record<string, unknown>> = {
+  valid: { n: 1 },
+  numericString: { n: "2" },
+  wrongType: { n: "abc" },
+  missing: {},
+  extra: { n: 1, extra: true },
+  nullOptional: { n: 1, note: null },
+};
+/** Argument kinds the validator accepts (after coercion). */
+export const VALID_ARGS = new Set<ArgsKind>(["valid", "numericString", "nullOptional"]);
+
+export interface Stamp {
+  seq: number;
+  frame: number;
+}
+
+export interface Trace {
+  scenario: Scenario;
+  /** Every event in order, as the loop's emit / the Agent's listener saw it (loop: the subscriber). */
+  events: (Stamp & { event: AgentEvent })[];
+  /** What the run's subscriber (agentLoop / prompt$) received. */
+  subscriberEvents: AgentEvent[];
+  completed: boolean;
+  error: unknown;
+  unhandled: unknown[];
+  cancel: (Stamp & { kind: "abort" | "unsubscribe" }) | undefined;
+  /** When the subscriber left before the run's Observable completed. */
+  unsubscribed: Stamp | undefined;
+  executes: (Stamp & { id: string })[];
+  providerCalls: Stamp[];
+  hookCalls: (Stamp & { hook: HookName })[];
+  blocked: Set<string>;
+  signals: AbortSignal[];
+  opened: number;
+  closed: number;
+  /** Labels of subscriptions still open at the end. */
+  stillOpen: string[];
+  /** Messages handed to the loop by the steering / follow-up polls (loop), or queued (Agent). */
+  steering: AgentMessage[];
+  followUps: AgentMessage[];
+  prepared: AgentMessage[];
+  /** Messages still in the queues at the end. */
+  leftInQueues: AgentMessage[];
+  /** Loop only: the run's state at each queue poll. */
+  polls: (Stamp & { kind: "steering" | "followUp"; openTools: number; openMessage: boolean; unanswered: number })[];
+  initialMessages: AgentMessage[];
+  /** Agent only. */
+  finalState?: { messages: AgentMessage[]; isStreaming: boolean; pendingToolCalls: number; streamingMessage: unknown; errorMessage: string | undefined };
+}
+
+const FINAL_TURN = { blocks: [{ t: "text" as const, text: "done" }], stop: "natural" as const, fault: "none" as const };
+
+function replyOf(turn: Scenario["turns"][number]): FauxReply {
+  const content = turn.blocks.map((block) =>
+    block.t === "text"
+      ? { type: "text" as const, text: block.text }
+      : block.t === "thinking"
+        ? { type: "thinking" as const, thinking: block.text }
+        : { type: "toolCall" as const, id: block.id, name: block.tool, arguments: structuredClone(ARGS[block.args]) },
+  );
+  const reply: FauxReply = { content };
+  if (turn.stop !== "natural") reply.stopReason = turn.stop;
+  if (turn.fault === "error" || turn.fault === "incomplete" || turn.fault === "hang") reply.fault = turn.fault;
+  return reply;
+}
+
+/** Tracks brackets live, so a queue poll can be checked against the run's state at that moment. */
+class LiveState {
+  openTools = new Set<string>();
+  openMessage = false;
+  calls: string[] = [];
+  answered = new Set<string>();
+  track(event: AgentEvent): void {
+    if (event.type === "tool_execution_start") this.openTools.add(event.toolCallId);
+    else if (event.type === "tool_execution_end") this.openTools.delete(event.toolCallId);
+    else if (event.type === "message_start") this.openMessage = true;
+    else if (event.type === "message_end") {
+      this.openMessage = false;
+      const message = event.message as Message;
+      if (message.role === "assistant") {
+        this.calls = message.stopReason === "error" || message.stopReason === "aborted" ? [] : message.content.flatMap((b) => (b.type === "toolCall" ? [b.id] : []));
+        this.answered.clear();
+      } else if (message.role === "toolResult") this.answered.add(message.toolCallId);
+    }
+  }
+  unanswered(): number {
+    return this.calls.filter((id) => !this.answered.has(id)).length;
+  }
+}
+
+/** Runs one scenario to the end of virtual time. */
+export function runScenario(scenario: Scenario): Trace {
+  const scheduler = new TestScheduler(() => undefined);
+  const trace: Trace = {
+    scenario,
+    events: [],
+    subscriberEvents: [],
+    completed: false,
+    error: undefined,
+    unhandled: [],
+    cancel: undefined,
+    unsubscribed: undefined,
+    executes: [],
+    providerCalls: [],
+    hookCalls: [],
+    blocked: new Set(),
+    signals: [],
+    opened: 0,
+    closed: 0,
+    stillOpen: [],
+    steering: [],
+    followUps: [],
+    prepared: [],
+    leftInQueues: [],
+    polls: [],
+    initialMessages: [],
+  };
+  let seq = 0;
+  const stamp = (): Stamp => ({ seq: seq++, frame: scheduler.now() });
+  const open = new Map<number, string>();
+  let nextSub = 0;
+  /** Counts subscriptions to an Observable we hand to the library. */
+  const counted = <T>(label: string, source: Observable<T>): Observable<T> =>
+    new Observable<T>((subscriber) => {
+      const id = nextSub++;
+      trace.opened++;
+      open.set(id, label);
+      const inner = source.subscribe(subscriber);
+      return () => {
+        trace.closed++;
+        open.delete(id);
+        inner.unsubscribe();
+      };
+    });
+  const seeSignal = (signal: AbortSignal | undefined): void => {
+    if (signal && !trace.signals.includes(signal)) trace.signals.push(signal);
+  };
+
+  // ── hooks ──────────────────────────────────────────────────────────────────
+  const { hooks } = scenario;
+  const calls = new Map<HookName, number>();
+  const enter = (hook: HookName, signal?: AbortSignal): number => {
+    const n = calls.get(hook) ?? 0;
+    calls.set(hook, n + 1);
+    trace.hookCalls.push({ ...stamp(), hook });
+    seeSignal(signal);
+    return n;
+  };
+  const scriptedError = (hook: HookName): Error => new Error(`${hook} failed (scripted)`);
+  /** The hook's decision, possibly thrown, possibly delivered later as an Observable. */
+  const deliver = <T>(hook: HookName, n: number, value: T, delay = hooks.hookDelay): T | Observable<T> => {
+    const fault = hooks.throwIn;
+    if (fault && fault.hook === hook && fault.at === n) {
+      if (fault.how === "sync") throw scriptedError(hook);
+      return counted(`${hook}#${n}`, timer(delay).pipe(mergeMap(() => throwError(() => scriptedError(hook)))));
+    }
+    if (delay === 0) return value;
+    return counted(`${hook}#${n}`, timer(delay).pipe(map(() => value)));
+  };
+  const userMessage = (text: string): UserMessage => ({ role: "user", content: text, timestamp: scheduler.now() });
+
+  const hookConfig: Partial<AgentLoopConfig> = {};
+  if (hooks.before || hooks.throwIn?.hook === "beforeToolCall") {
+    hookConfig.beforeToolCall = (context, signal) => {
+      const n = enter("beforeToolCall", signal);
+      const decision = hooks.before?.[n] ?? "allow";
+      if (decision !== "allow") trace.blocked.add(context.toolCall.id);
+      return deliver("beforeToolCall", n, decision === "allow" ? undefined : { block: true, reason: `blocked #${n}`, terminate: decision === "blockTerminate" });
+    };
+  }
+  if (hooks.after || hooks.throwIn?.hook === "afterToolCall") {
+    hookConfig.afterToolCall = (_context, signal) => {
+      const n = enter("afterToolCall", signal);
+      const decision = hooks.after?.[n] ?? "keep";
+      const override =
+        decision === "keep"
+          ? undefined
+          : decision === "override"
+            ? { content: [{ type: "text" as const, text: `overridden #${n}` }] }
+            : decision === "overrideError"
+              ? { isError: true, details: { overridden: n } }
+              : { terminate: true };
+      return deliver("afterToolCall", n, override);
+    };
+  }
+  if (hooks.finishTurn || hooks.throwIn?.hook === "finishTurn") {
+    hookConfig.finishTurn = (_turn, signal) => {
+      const n = enter("finishTurn", signal);
+      const decision = hooks.finishTurn?.[n] ?? "none";
+      return deliver("finishTurn", n, decision === "none" ? undefined : { action: decision });
+    };
+  }
+  if (hooks.prepareNextTurn || hooks.throwIn?.hook === "prepareNextTurn") {
+    hookConfig.prepareNextTurn = (_turn, signal) => {
+      const n = enter("prepareNextTurn", signal);
+      const count = hooks.prepareNextTurn?.[n] ?? 0;
+      const messages = Array.from({ length: count }, (_, i) => userMessage(`prepared ${n}.${i}`));
+      trace.prepared.push(...messages);
+      return deliver("prepareNextTurn", n, count > 0 ? { messages } : undefined);
+    };
+  }
+  if (hooks.throwIn?.hook === "prepareRequest") {
+    hookConfig.prepareRequest = (_request, signal) => deliver("prepareRequest", enter("prepareRequest", signal), undefined);
+  }
+  if (hooks.throwIn?.hook === "transformContext") {
+    hookConfig.transformContext = (messages, signal) => deliver("transformContext", enter("transformContext", signal), messages);
+  }
+  if (hooks.throwIn?.hook === "convertToLlm") {
+    hookConfig.convertToLlm = (messages) => deliver("convertToLlm", enter("convertToLlm"), messages.filter((m) => ["system", "user", "assistant", "toolResult"].includes((m as Message).role)) as Message[]);
+  }
+  if (hooks.throwIn?.hook === "getApiKey") {
+    hookConfig.getApiKey = () => deliver("getApiKey", enter("getApiKey"), "key");
+  }
+
+  // ── tools ──────────────────────────────────────────────────────────────────
+  const behaviours = new Map<string, ToolBehaviour>();
+  for (const turn of scenario.turns) for (const block of turn.blocks) if (block.t === "call") behaviours.set(block.id, block.behaviour);
+  const resultOf = (id: string, b: ToolBehaviour): unknown => {
+    switch (b.outcome) {
+      case "ok":
+      case "errorObservable":
+      case "emptyObservable":
+        return { content: [{ type: "text", text: `ok ${id}` }], details: { id } };
+      case "isError":
+        return { content: [{ type: "text", text: `failed ${id}` }], isError: true };
+      case "terminate":
+        return { content: [{ type: "text", text: `stop ${id}` }], terminate: true };
+      case "undefined":
+        return undefined;
+      case "nonObject":
+        return 42;
+      case "badContent":
+        return { content: 7 };
+      default:
+        return undefined;
+    }
+  };
+  const throwOf = (id: string, b: ToolBehaviour): unknown =>
+    b.outcome === "throw" ? new Error(`tool ${id} threw`) : b.outcome === "throwString" ? `tool ${id} threw a string` : b.outcome === "throwUndefined" ? undefined : null;
+  const throws = (b: ToolBehaviour): boolean => b.outcome === "throw" || b.outcome === "throwString" || b.outcome === "throwUndefined";
+  const progress = (id: string, k: number): AgentToolResult => ({ content: [{ type: "text", text: `progress ${id} ${k}` }] });
+
+  const execute: AgentTool["execute"] = (id, _params, signal, onUpdate) => {
+    trace.executes.push({ ...stamp(), id });
+    seeSignal(signal);
+    const b = behaviours.get(id) ?? { kind: "plain", frames: 0, updates: 0, outcome: "ok" };
+    if (b.kind === "plain") {
+      for (let k = 0; k < b.updates; k++) onUpdate(progress(id, k));
+      if (throws(b)) throw throwOf(id, b);
+      return resultOf(id, b) as AgentToolResult;
+    }
+    const steps = b.updates + 1;
+    const every = Math.max(0, Math.floor(b.frames / steps));
+    return counted(
+      `tool:${id}`,
+      new Observable<AgentToolResult>((subscriber) => {
+        let k = 0;
+        const tick = (): void => {
+          if (k < b.updates) {
+            // Progress both ways: a callback update, and an emission before the last.
+            if (k % 2 === 0) onUpdate(progress(id, k));
+            else subscriber.next(progress(id, k));
+            k++;
+            return;
+          }
+          if (throws(b)) subscriber.error(throwOf(id, b));
+          else if (b.outcome === "errorObservable") subscriber.error(new Error(`tool ${id} errored`));
+          else if (b.outcome === "emptyObservable") subscriber.complete();
+          else {
+            subscriber.next(resultOf(id, b) as AgentToolResult);
+            subscriber.complete();
+          }
+        };
+        const subscription = timer(every, every === 0 ? 1 : every).subscribe(() => {
+          tick();
+          if (subscriber.closed) subscription.unsubscribe();
+        });
+        return subscription;
+      }),
+    );
+  };
+  const tool = (name: string, extra: Partial<AgentTool> = {}): AgentTool => ({ name, label: name, description: `${name} tool`, parameters: TOOL_SCHEMA, execute, ...extra });
+  const tools = [tool("t0"), tool("t1"), tool("slow"), tool("seq", { executionMode: "sequential" })];
+
+  // ── provider ───────────────────────────────────────────────────────────────
+  let played = 0;
+  const streamFn: StreamFn = (requestModel, context, options) => {
+    trace.providerCalls.push(stamp());
+    seeSignal(options.signal);
+    const turn = scenario.turns[played++] ?? FINAL_TURN;
+    if (turn.fault === "throw") throw new Error("scripted provider throw");
+    if (turn.fault === "reject") {
+      // A promise that rejects, without a microtask: a synchronous thenable.
+      return { then: (_resolve: unknown, reject: (error: unknown) => void) => reject(new Error("scripted provider rejection")) } as unknown as PromiseLike<AssistantMessageEvent[]>;
+    }
+    const faux = fauxProvider([replyOf(turn)], scenario.providerDelay === "sync" ? {} : { scheduler, delay: scenario.providerDelay });
+    const events = counted("provider", faux(requestModel, context, options) as Observable<AssistantMessageEvent>);
+    if (turn.fault === "thenable") return { then: (resolve: (value: unknown) => void) => resolve(events) } as unknown as PromiseLike<Observable<AssistantMessageEvent>>;
+    return events;
+  };
+
+  // ── queues (loop) ──────────────────────────────────────────────────────────
+  const steerQueue: AgentMessage[] = [];
+  const followQueue: AgentMessage[] = [];
+  const live = new LiveState();
+  const poll = (kind: "steering" | "followUp"): AgentMessage[] => {
+    trace.polls.push({ ...stamp(), kind, openTools: live.openTools.size, openMessage: live.openMessage, unanswered: live.unanswered() });
+    const queue = kind === "steering" ? steerQueue : followQueue;
+    const mode = kind === "steering" ? scenario.steeringMode : scenario.followUpMode;
+    const taken = queue.splice(0, mode === "all" ? queue.length : 1);
+    (kind === "steering" ? trace.steering : trace.followUps).push(...taken);
+    return taken;
+  };
+
+  const record = (event: AgentEvent): void => {
+    trace.events.push({ ...stamp(), event });
+    live.track(event);
+  };
+  /** The listener (Agent) or waiting emit (loop-emit): records, may throw, may hold the loop. */
+  const listen = (event: AgentEvent, signal?: AbortSignal): void | Observable<unknown> => {
+    record(event);
+    const n = enter("listener", signal);
+    const result = deliver("listener", n, undefined, hooks.listenerDelay);
+    return result === undefined ? undefined : (result as Observable<unknown>);
+  };
+
+  const previousUnhandled = rxConfig.onUnhandledError;
+  rxConfig.onUnhandledError = (error) => trace.unhandled.push(error);
+  let agent: Agent | undefined;
+  try {
+    scheduler.run(() => {
+      let subscription: Subscription | undefined;
+      const controller = new AbortController();
+      let active = true;
+      const observer = {
+        next: (event: AgentEvent) => {
+          if (scenario.via === "loop") record(event);
+          trace.subscriberEvents.push(event);
+        },
+        error: (error: unknown) => {
+          trace.error = error ?? new Error("errored with undefined");
+          if (scenario.via !== "agent") active = false;
+        },
+        complete: () => {
+          trace.completed = true;
+          if (scenario.via !== "agent") active = false;
+        },
+      };
+      let queued = 0;
+      const queue = (kind: "steer" | "followUp"): void => {
+        const message = userMessage(`${kind} ${queued++}`);
+        if (scenario.via === "agent") {
+          (kind === "steer" ? trace.steering : trace.followUps).push(message);
+          if (kind === "steer") agent!.steer(message);
+          else agent!.followUp(message);
+        } else (kind === "steer" ? steerQueue : followQueue).push(message);
+      };
+      const isActive = (): boolean => (scenario.via === "agent" ? agent!.state.isStreaming : active);
+
+      if (scenario.via === "agent") {
+        agent = new Agent({
+          initialState: { systemPrompt: "You are a test agent.", model, tools },
+          streamFn,
+          steeringMode: scenario.steeringMode,
+          followUpMode: scenario.followUpMode,
+          toolExecution: scenario.toolExecution,
+          scheduler,
+          ...hookConfig,
+        });
+        agent.subscribe((event, signal) => listen(event, signal));
+        trace.initialMessages = agent.state.messages.slice();
+        for (let i = 0; i < scenario.steerBeforeStart; i++) queue("steer");
+      } else {
+        for (let i = 0; i < scenario.steerBeforeStart; i++) queue("steer");
+      }
+
+      for (const action of scenario.actions) {
+        scheduler.schedule(() => {
+          if ((action.kind === "abort" || action.kind === "unsubscribe") && isActive() && !trace.cancel) trace.cancel = { ...stamp(), kind: action.kind };
+          switch (action.kind) {
+            case "steer":
+            case "followUp":
+              return queue(action.kind);
+            case "abort":
+              return scenario.via === "agent" ? agent!.abort() : controller.abort();
+            case "unsubscribe":
+              if (scenario.via !== "agent") active = false;
+              if (subscription && !subscription.closed && !trace.unsubscribed) trace.unsubscribed = stamp();
+              return subscription?.unsubscribe();
+          }
+        }, action.frame);
+      }
+
+      if (scenario.via === "agent") {
+        subscription = agent!.prompt$("go").subscribe(observer);
+      } else {
+        const context = contextWith(tools);
+        trace.initialMessages = context.messages.slice();
+        const config: AgentLoopConfig = {
+          model,
+          scheduler,
+          toolExecution: scenario.toolExecution,
+          getSteeringMessages: () => poll("steering"),
+          getFollowUpMessages: () => poll("followUp"),
+          ...hookConfig,
+        };
+        const prompt = userMessage("go");
+        const run$ =
+          scenario.via === "loop"
+            ? agentLoop([prompt], context, config, controller.signal, streamFn)
+            : runAgentLoop({ prompts: [prompt], context, config, signal: controller.signal, streamFn, emit: (event) => listen(event) });
+        subscription = run$.subscribe(observer);
+      }
+    });
+  } finally {
+    rxConfig.onUnhandledError = previousUnhandled;
+  }
+  trace.stillOpen = [...open.values()];
+  if (agent) {
+    const state = agent.state;
+    trace.finalState = {
+      messages: state.messages.slice(),
+      isStreaming: state.isStreaming,
+      pendingToolCalls: state.pendingToolCalls.size,
+      streamingMessage: state.streamingMessage,
+      errorMessage: state.errorMessage,
+    };
+    // Read both queues whole through the public API.
+    agent.steeringMode = "all";
+    agent.followUpMode = "all";
+    if (agent.hasQueuedMessages()) {
+      trace.leftInQueues.push(...agent.peekQueuedMessages());
+      agent.clearSteeringQueue();
+      trace.leftInQueues.push(...agent.peekQueuedMessages());
+    }
+  } else {
+    trace.leftInQueues.push(...steerQueue, ...followQueue);
+  }
+  return trace;
+}
+
+/** A short name for an event. */
+export function label(event: AgentEvent): string {
+  switch (event.type) {
+    case "message_start":
+    case "message_end": {
+      const message = event.message as Message;
+      if (message.role === "toolResult") return `${event.type}:toolResult:${message.toolCallId}`;
+      if (message.role === "assistant") return `${event.type}:assistant:${message.stopReason}`;
+      return `${event.type}:${message.role}`;
+    }
+    case "message_update":
+      return `message_update:${event.assistantMessageEvent.type}`;
+    case "tool_execution_start":
+    case "tool_execution_update":
+    case "tool_execution_end":
+      return `${event.type}:${event.toolCallId}`;
+    default:
+      return event.type;
+  }
+}
+
+function withoutTimestamps(key: string, value: unknown): unknown {
+  return key === "timestamp" ? undefined : value;
+}
+
+/** What must be identical when the same scenario runs twice. */
+export function fingerprint(trace: Trace): string {
+  return JSON.stringify(
+    {
+      events: trace.events.map((e) => `${e.frame}:${label(e.event)}`),
+      committed: trace.events.flatMap((e) => (e.event.type === "message_end" ? [e.event.message] : [])),
+      executes: trace.executes.map((e) => `${e.frame}:${e.id}`),
+      providerCalls: trace.providerCalls.map((e) => e.frame),
+      cancel: trace.cancel,
+      opened: trace.opened,
+      closed: trace.closed,
+    },
+    withoutTimestamps,
+  );
+}
+
+export type { Block };

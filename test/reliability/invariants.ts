@@ -1,0 +1,304 @@
+/**
+ * The invariants of issue 7, checked on every generated run. Each check returns the violations
+ * it found as readable sentences; an empty list means the run kept every promise.
+ */
+import type { AgentEvent, AgentMessage, AssistantMessage, Message, ToolCall, ToolResultMessage } from "../../src/index.js";
+import { label, type Trace, VALID_ARGS } from "./harness.js";
+import type { Block } from "./scenario.js";
+
+type Events = readonly AgentEvent[];
+
+const isAssistant = (m: AgentMessage): m is AssistantMessage => (m as Message).role === "assistant";
+const isToolResult = (m: AgentMessage): m is ToolResultMessage => (m as Message).role === "toolResult";
+const failedStop = (m: AssistantMessage): boolean => m.stopReason === "error" || m.stopReason === "aborted";
+const callsOf = (m: AssistantMessage): ToolCall[] => m.content.filter((b): b is ToolCall => b.type === "toolCall");
+/** Tool calls that must be answered: those of an assistant message the run goes on from. */
+const answerable = (m: AssistantMessage): ToolCall[] => (failedStop(m) ? [] : callsOf(m));
+
+/**
+ * Events are well bracketed. `complete`: the run must also have ended (one `agent_end`, last).
+ * A prefix (a hard-cancelled run) may stop anywhere but must not break a bracket.
+ */
+export function checkBrackets(events: Events, complete: boolean, where: string): string[] {
+  const v: string[] = [];
+  let started = false;
+  let ended = false;
+  let turnOpen = false;
+  let open: AgentMessage | undefined;
+  const running = new Set<string>();
+  const seen = new Set<string>();
+  events.forEach((event, i) => {
+    const at = `${where} #${i} ${label(event)}`;
+    if (ended) v.push(`${at}: event after agent_end`);
+    if (event.type !== "agent_start" && !started) v.push(`${at}: event before agent_start`);
+    switch (event.type) {
+      case "agent_start":
+        if (i !== 0) v.push(`${at}: agent_start is not first`);
+        started = true;
+        break;
+      case "turn_start":
+        if (turnOpen) v.push(`${at}: turn_start inside a turn`);
+        turnOpen = true;
+        break;
+      case "turn_end":
+        if (!turnOpen) v.push(`${at}: turn_end without turn_start`);
+        if (open) v.push(`${at}: turn_end while a message is open`);
+        if (running.size) v.push(`${at}: turn_end while tools run: ${[...running]}`);
+        turnOpen = false;
+        break;
+      case "message_start":
+        if (!turnOpen) v.push(`${at}: message outside a turn`);
+        if (open) v.push(`${at}: message_start while another message is open`);
+        open = event.message;
+        break;
+      case "message_update":
+        if (!open || !isAssistant(open)) v.push(`${at}: message_update outside an assistant message`);
+        break;
+      case "message_end":
+        if (!open) v.push(`${at}: message_end without message_start`);
+        else if ((open as Message).role !== (event.message as Message).role) v.push(`${at}: message_end of another role`);
+        else if (!isAssistant(event.message) && open !== event.message) v.push(`${at}: message_end of another message`);
+        open = undefined;
+        break;
+      case "tool_execution_start":
+        if (!turnOpen) v.push(`${at}: tool outside a turn`);
+        if (seen.has(event.toolCallId)) v.push(`${at}: tool call started twice`);
+        seen.add(event.toolCallId);
+        running.add(event.toolCallId);
+        break;
+      case "tool_execution_update":
+        if (!running.has(event.toolCallId)) v.push(`${at}: update of a tool call that is not running`);
+        break;
+      case "tool_execution_end":
+        if (!running.has(event.toolCallId)) v.push(`${at}: end of a tool call that is not running`);
+        running.delete(event.toolCallId);
+        break;
+      case "agent_end":
+        if (turnOpen) v.push(`${at}: agent_end inside a turn`);
+        if (open) v.push(`${at}: agent_end while a message is open`);
+        ended = true;
+        break;
+    }
+  });
+  if (complete && !ended) v.push(`${where}: the run never emitted agent_end (last: ${events.length ? label(events[events.length - 1]!) : "nothing"})`);
+  return v;
+}
+
+function committedOf(events: Events): AgentMessage[] {
+  return events.flatMap((e) => (e.type === "message_end" ? [e.message] : []));
+}
+
+/**
+ * Messages: `agent_end.messages` is what the run committed; nothing twice; every answerable tool
+ * call answered once, in source order, right after its assistant message (so nothing — no
+ * steering, no follow-up — lands inside a tool batch); `turn_end` names the turn's message and
+ * results.
+ */
+export function checkMessages(events: Events, complete: boolean, initial: readonly AgentMessage[], where: string): string[] {
+  const v: string[] = [];
+  const committed = committedOf(events);
+  const all = new Set<AgentMessage>(initial);
+  for (const message of committed) {
+    if (all.has(message)) v.push(`${where}: message committed twice: ${JSON.stringify(message).slice(0, 120)}`);
+    all.add(message);
+  }
+  const ends = events.filter((e): e is Extract<AgentEvent, { type: "agent_end" }> => e.type === "agent_end");
+  if (ends.length > 1) v.push(`${where}: ${ends.length} agent_end events`);
+  if (ends.length === 1) {
+    const reported = ends[0]!.messages;
+    if (reported.length !== committed.length || reported.some((m, i) => m !== committed[i])) {
+      v.push(`${where}: agent_end.messages (${reported.length}) differ from the committed messages (${committed.length})`);
+    }
+  }
+  // Tool results right after their assistant message, in source order.
+  for (let i = 0; i < committed.length; i++) {
+    const message = committed[i]!;
+    if (isToolResult(message)) {
+      v.push(`${where}: tool result ${message.toolCallId} at ${i} is not part of its assistant's batch`);
+      continue;
+    }
+    if (!isAssistant(message)) continue;
+    const calls = answerable(message);
+    for (let k = 0; k < calls.length; k++) {
+      const result = committed[i + 1 + k];
+      if (result === undefined) {
+        if (complete) v.push(`${where}: tool call ${calls[k]!.id} left without a result`);
+        break;
+      }
+      if (!isToolResult(result) || result.toolCallId !== calls[k]!.id) {
+        v.push(`${where}: expected the result of ${calls[k]!.id} at ${i + 1 + k}, got ${isToolResult(result) ? `result of ${result.toolCallId}` : (result as Message).role}`);
+        break;
+      }
+    }
+    i += calls.length;
+  }
+  // turn_end names the last assistant message and its results.
+  let lastAssistant: AssistantMessage | undefined;
+  const resultsAfter = new Map<AssistantMessage, ToolResultMessage[]>();
+  const resultToEnd = new Map<string, Extract<AgentEvent, { type: "tool_execution_end" }>>();
+  for (const event of events) {
+    if (event.type === "tool_execution_end") resultToEnd.set(event.toolCallId, event);
+    if (event.type === "message_end") {
+      if (isAssistant(event.message)) {
+        lastAssistant = event.message;
+        resultsAfter.set(lastAssistant, []);
+      } else if (isToolResult(event.message) && lastAssistant) {
+        resultsAfter.get(lastAssistant)!.push(event.message);
+        const end = resultToEnd.get(event.message.toolCallId);
+        if (end && end.isError !== event.message.isError) v.push(`${where}: ${event.message.toolCallId}: tool_execution_end.isError differs from its result message`);
+      }
+    }
+    if (event.type === "turn_end") {
+      if (event.message !== lastAssistant) v.push(`${where}: turn_end.message is not the turn's assistant message`);
+      else if (!failedStop(lastAssistant)) {
+        const expected = resultsAfter.get(lastAssistant)!;
+        if (event.toolResults.length !== expected.length || event.toolResults.some((r, i) => r !== expected[i])) v.push(`${where}: turn_end.toolResults differ from the turn's result messages`);
+      }
+    }
+  }
+  return v;
+}
+
+/** Steering and follow-up: placed between turns only; follow-up only after a natural stop. */
+function checkQueues(trace: Trace, committed: readonly AgentMessage[], complete: boolean): string[] {
+  const v: string[] = [];
+  const steering = new Set(trace.steering);
+  const followUps = new Set(trace.followUps);
+  const prepared = new Set(trace.prepared);
+  const pendingKinds = (m: AgentMessage): boolean => steering.has(m) || followUps.has(m) || prepared.has(m) || (m as Message).role === "system";
+  const terminated = new Set<string>();
+  for (const e of trace.events) if (e.event.type === "tool_execution_end" && e.event.result?.terminate === true) terminated.add(e.event.toolCallId);
+  committed.forEach((message, i) => {
+    if (!followUps.has(message)) return;
+    let j = i - 1;
+    while (j >= 0 && pendingKinds(committed[j]!)) j--;
+    const before = committed[j];
+    if (before === undefined) return v.push(`follow-up at ${i} opens the run`);
+    if (isAssistant(before)) {
+      if (answerable(before).length > 0 || failedStop(before)) v.push(`follow-up at ${i} after an assistant message that does not stop naturally`);
+      return;
+    }
+    if (isToolResult(before)) {
+      let k = j;
+      while (k >= 0 && isToolResult(committed[k]!)) k--;
+      const batch = committed.slice(k + 1, j + 1) as ToolResultMessage[];
+      if (!batch.every((r) => terminated.has(r.toolCallId))) v.push(`follow-up at ${i} after a tool batch that did not terminate`);
+      return;
+    }
+    v.push(`follow-up at ${i} after a ${(before as Message).role} message`);
+  });
+  // Loop: polls happen between turns only, never while a tool batch or a message is open.
+  for (const p of trace.polls) {
+    if (trace.unsubscribed && trace.scenario.via !== "agent" && p.seq > trace.unsubscribed.seq) v.push(`${p.kind} polled after unsubscribe`);
+    if (p.openTools || p.openMessage || p.unanswered) v.push(`${p.kind} polled inside a batch (open tools ${p.openTools}, open message ${p.openMessage}, unanswered ${p.unanswered})`);
+  }
+  // No message lost, none twice.
+  const count = (m: AgentMessage): number => committed.filter((c) => c === m).length;
+  const left = new Set(trace.leftInQueues);
+  for (const m of [...trace.steering, ...trace.followUps]) {
+    const times = count(m) + (left.has(m) ? 1 : 0);
+    const text = JSON.stringify((m as { content: unknown }).content);
+    if (times > 1) v.push(`queued message ${text} used ${times} times`);
+    if (times === 0 && complete) v.push(`queued message ${text} was lost`);
+  }
+  for (const m of trace.prepared) if (count(m) > 1) v.push(`prepared message used twice`);
+  return v;
+}
+
+/** Tools run only when they may, at most once, never after a cancel. */
+function checkTools(trace: Trace, events: Events): string[] {
+  const v: string[] = [];
+  const blocks = new Map<string, Extract<Block, { t: "call" }>>();
+  const stops = new Map<string, string>();
+  for (const turn of trace.scenario.turns)
+    for (const block of turn.blocks)
+      if (block.t === "call") {
+        blocks.set(block.id, block);
+        stops.set(block.id, turn.stop);
+      }
+  const started = new Set<string>();
+  const startSeq = new Map<string, number>();
+  trace.events.forEach((e) => {
+    if (e.event.type === "tool_execution_start") {
+      started.add(e.event.toolCallId);
+      startSeq.set(e.event.toolCallId, e.seq);
+    }
+  });
+  const executed = new Set<string>();
+  for (const x of trace.executes) {
+    if (executed.has(x.id)) v.push(`tool call ${x.id} executed twice`);
+    executed.add(x.id);
+    const block = blocks.get(x.id);
+    if (!block) v.push(`unknown call ${x.id} executed`);
+    else {
+      if (block.tool === "nope") v.push(`${x.id}: an unknown tool executed`);
+      if (!VALID_ARGS.has(block.args)) v.push(`${x.id}: executed with invalid arguments (${block.args})`);
+      if (stops.get(x.id) === "length") v.push(`${x.id}: executed from a length-truncated message`);
+    }
+    if (trace.blocked.has(x.id)) v.push(`${x.id}: executed although beforeToolCall blocked it`);
+    if (!started.has(x.id)) v.push(`${x.id}: executed without tool_execution_start`);
+    if (trace.cancel && x.seq > trace.cancel.seq) v.push(`${x.id}: a tool started executing after ${trace.cancel.kind} (frame ${x.frame}, cancel at ${trace.cancel.frame})`);
+  }
+  void events;
+  return v;
+}
+
+/** After abort or unsubscribe: nothing more starts, every signal fired, nothing leaks. */
+function checkCancel(trace: Trace): string[] {
+  const v: string[] = [];
+  const { cancel } = trace;
+  if (!cancel) return v;
+  for (const call of trace.providerCalls) if (call.seq > cancel.seq) v.push(`the provider was called after ${cancel.kind} (frame ${call.frame})`);
+  const gone = trace.unsubscribed;
+  if (gone && trace.scenario.via !== "agent") {
+    for (const call of trace.hookCalls) if (call.seq > gone.seq && call.hook !== "listener") v.push(`${call.hook} called after unsubscribe (frame ${call.frame})`);
+  }
+  trace.signals.forEach((signal, i) => {
+    if (!signal.aborted) v.push(`signal #${i} handed out did not fire after ${cancel.kind}`);
+  });
+  const turnsAfter = trace.events.filter((e) => e.seq > cancel.seq && e.event.type === "turn_start").length;
+  if (turnsAfter > 1) v.push(`${turnsAfter} turns started after ${cancel.kind}`);
+  return v;
+}
+
+/** Every invariant of issue 7 on one run. */
+export function checkTrace(trace: Trace): string[] {
+  const v: string[] = [];
+  const { scenario } = trace;
+  const hardCancelled = scenario.via !== "agent" && trace.unsubscribed !== undefined;
+  const complete = !hardCancelled;
+  const events = trace.events.map((e) => e.event);
+
+  if (trace.error !== undefined) v.push(`the run errored: ${String((trace.error as Error)?.message ?? trace.error)}`);
+  for (const error of trace.unhandled) v.push(`unhandled error: ${String((error as Error)?.message ?? error)}`);
+  if (!trace.unsubscribed && !trace.completed) v.push("the run did not complete");
+  if (trace.opened !== trace.closed) v.push(`subscriptions left open: ${trace.opened - trace.closed} (${trace.stillOpen.join(", ")})`);
+
+  v.push(...checkBrackets(events, complete, "trace"));
+  v.push(...checkMessages(events, complete, trace.initialMessages, "trace"));
+  // What the subscriber saw is the same stream (a prefix of it after the subscriber left).
+  const sub = trace.subscriberEvents;
+  const subscriberLeft = trace.unsubscribed !== undefined;
+  if (subscriberLeft ? sub.some((e, i) => e !== events[i]) : sub.length !== events.length || sub.some((e, i) => e !== events[i])) {
+    const i = sub.findIndex((e, k) => e !== events[k]);
+    v.push(`the subscriber saw other events than the trace (${sub.length} vs ${events.length}; first difference at ${i}: ${sub[i] ? label(sub[i]!) : "-"} vs ${events[i] ? label(events[i]!) : "-"})`);
+  }
+  const committed = committedOf(events);
+  v.push(...checkQueues(trace, committed, complete));
+  v.push(...checkTools(trace, events));
+  v.push(...checkCancel(trace));
+
+  if (trace.finalState) {
+    const state = trace.finalState;
+    if (state.isStreaming) v.push("Agent still streaming at the end");
+    if (state.pendingToolCalls) v.push(`Agent has ${state.pendingToolCalls} pending tool calls at the end`);
+    if (state.streamingMessage !== undefined) v.push("Agent still has a streaming message at the end");
+    const expected = [...trace.initialMessages, ...committed];
+    if (state.messages.length !== expected.length || state.messages.some((m, i) => m !== expected[i])) {
+      v.push(`Agent state.messages (${state.messages.length}) is not the initial transcript plus the run's messages (${expected.length})`);
+    }
+    const lastAssistant = [...committed].reverse().find(isAssistant);
+    if (lastAssistant && failedStop(lastAssistant) && !state.errorMessage) v.push("Agent errorMessage not set after a failed turn");
+  }
+  return v;
+}

@@ -1,0 +1,87 @@
+/**
+ * Issue 7: every bug the scenario generator found, as a named test with the seed that found it
+ * and the (shrunk) scenario, so it stays fixed whatever the generator draws next.
+ */
+import { describe, expect, it } from "vitest";
+import type { AgentMessage, Message } from "../../src/index.js";
+import { textOf } from "../helpers/fixtures.js";
+import { label } from "./harness.js";
+import { violations } from "./replay.js";
+import type { Hooks, Scenario } from "./scenario.js";
+
+const NO_HOOKS: Hooks = { before: null, after: null, finishTurn: null, prepareNextTurn: null, hookDelay: 0, throwIn: null, listenerDelay: 0 };
+
+function scenario(partial: Partial<Scenario> & Pick<Scenario, "via" | "turns">): Scenario {
+  return { steeringMode: "all", followUpMode: "all", toolExecution: "parallel", providerDelay: "sync", actions: [], steerBeforeStart: 0, ...partial, hooks: { ...NO_HOOKS, ...partial.hooks } };
+}
+
+function clean(s: Scenario) {
+  const { trace, violations: found } = violations(s);
+  expect(found).toEqual([]);
+  return trace;
+}
+
+const contentOf = (m: AgentMessage): unknown => (m as { content?: unknown }).content;
+const oneCall = { t: "call" as const, id: "c0_0", tool: "t0" as const, args: "valid" as const, behaviour: { kind: "plain" as const, frames: 0, updates: 0, outcome: "ok" as const } };
+
+describe("issue 7 · regressions found by the generator", () => {
+  it("R1 (fc.sample seed 1, run 9): a steering message polled before a failing prepareNextTurn is committed, not dropped", () => {
+    for (const via of ["loop", "loop-emit", "agent"] as const) {
+      const trace = clean(
+        scenario({
+          via,
+          providerDelay: 1,
+          turns: [{ blocks: [oneCall], stop: "natural", fault: "none" }],
+          hooks: { ...NO_HOOKS, prepareNextTurn: [0], throwIn: { hook: "prepareNextTurn", at: 0, how: "sync" } },
+          actions: [{ frame: 1, kind: "steer" }],
+        }),
+      );
+      const committed = trace.events.flatMap((e) => (e.event.type === "message_end" ? [e.event.message] : []));
+      expect(committed.map(contentOf)).toContain("steer 0");
+      // ... after the tool batch, before the failure's assistant message.
+      expect((committed[committed.length - 1] as Message).role).toBe("assistant");
+    }
+  });
+
+  it("R1b: a listener failing on agent_start keeps the prompt in the transcript", () => {
+    const trace = clean(scenario({ via: "agent", turns: [{ blocks: [{ t: "text", text: "hi" }], stop: "natural", fault: "none" }], hooks: { ...NO_HOOKS, throwIn: { hook: "listener", at: 0, how: "sync" } } }));
+    expect(trace.finalState!.messages.map((m) => textOf(m))).toContain("go");
+  });
+
+  it("R2 (fc.sample seed 1, run 21): the subscriber sees the event a listener threw on, so its brackets hold (agent_start first)", () => {
+    for (const at of [0, 1, 2, 4, 5]) {
+      const trace = clean(scenario({ via: "agent", turns: [{ blocks: [{ t: "text", text: "hi" }], stop: "natural", fault: "none" }], hooks: { ...NO_HOOKS, throwIn: { hook: "listener", at, how: "sync" } } }));
+      expect(trace.subscriberEvents.map(label)[0]).toBe("agent_start");
+      expect(trace.subscriberEvents).toEqual(trace.events.map((e) => e.event));
+    }
+  });
+
+  it("R3 (fc.sample seed 1, run 532): when finishTurn fails after an error/aborted response, that response's tool calls get no results", () => {
+    for (const stop of ["error", "aborted"] as const) {
+      const trace = clean(
+        scenario({
+          via: "loop-emit",
+          turns: [{ blocks: [oneCall], stop, fault: "none" }],
+          hooks: { ...NO_HOOKS, throwIn: { hook: "finishTurn", at: 0, how: "observable" } },
+        }),
+      );
+      const roles = trace.events.flatMap((e) => (e.event.type === "message_end" ? [(e.event.message as Message).role] : []));
+      expect(roles).toEqual(["user", "assistant", "assistant"]);
+      expect(trace.executes).toEqual([]);
+    }
+  });
+
+  it("R4 (seed 695773516): after a listener fails mid-response, the abort sent to the provider is not emitted or committed as one more message", () => {
+    const trace = clean(scenario({ via: "loop-emit", turns: [{ blocks: [], stop: "natural", fault: "none" }], hooks: { ...NO_HOOKS, throwIn: { hook: "listener", at: 4, how: "sync" } } }));
+    expect(trace.events.map((e) => label(e.event))).toEqual([
+      "agent_start",
+      "turn_start",
+      "message_start:user",
+      "message_end:user",
+      "message_start:assistant:stop",
+      "message_end:assistant:error",
+      "turn_end",
+      "agent_end",
+    ]);
+  });
+});

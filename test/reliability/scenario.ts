@@ -1,0 +1,170 @@
+/**
+ * The scenario model and its fast-check generator (issue 7): a whole run described as data —
+ * scripted model turns, what each tool call does, the hooks' decisions, and what the user does
+ * at which virtual frame. A scenario is plain JSON, so a failing one can be pasted into a
+ * regression test as it is.
+ */
+import fc from "fast-check";
+
+export type ArgsKind = "valid" | "numericString" | "wrongType" | "missing" | "extra" | "nullOptional";
+export type ToolName = "t0" | "t1" | "slow" | "seq" | "nope";
+
+/** How a tool behaves when this call runs. */
+export interface ToolBehaviour {
+  /** `plain`: returns (or throws) synchronously, no promise; `observable`: virtual-time Observable. */
+  kind: "plain" | "observable";
+  /** Frames until the result (observable tools). */
+  frames: number;
+  /** Progress updates before the result. */
+  updates: number;
+  outcome: "ok" | "isError" | "throw" | "throwString" | "throwUndefined" | "terminate" | "undefined" | "nonObject" | "badContent" | "errorObservable" | "emptyObservable";
+}
+
+export type Block =
+  | { t: "text"; text: string }
+  | { t: "thinking"; text: string }
+  | { t: "call"; id: string; tool: ToolName; args: ArgsKind; behaviour: ToolBehaviour };
+
+/** One scripted response of the model. */
+export interface ModelTurn {
+  blocks: Block[];
+  stop: "natural" | "length" | "error" | "aborted";
+  /** SPEC M4 faults; `thenable` is no fault but the (synchronous) promise-of-a-stream delivery. */
+  fault: "none" | "throw" | "reject" | "error" | "incomplete" | "hang" | "thenable";
+}
+
+export type HookName =
+  | "beforeToolCall"
+  | "afterToolCall"
+  | "finishTurn"
+  | "prepareNextTurn"
+  | "prepareRequest"
+  | "transformContext"
+  | "convertToLlm"
+  | "getApiKey"
+  | "listener";
+
+export interface Hooks {
+  /** beforeToolCall decisions, one per call in order; absent means allow. */
+  before: ("allow" | "block" | "blockTerminate")[] | null;
+  after: ("keep" | "override" | "overrideError" | "overrideTerminate")[] | null;
+  finishTurn: ("none" | "end" | "continue")[] | null;
+  /** Messages prepareNextTurn adds before each next turn. */
+  prepareNextTurn: number[] | null;
+  /** Frames a hook takes (an Observable decision on the scheduler); 0 = plain value. */
+  hookDelay: number;
+  /** One hook (or the listener / waiting emit) throws on its `at`-th call. */
+  throwIn: { hook: HookName; at: number; how: "sync" | "observable" } | null;
+  /** Frames each listener (Agent) or waiting emit (loop) holds the loop; 0 = returns nothing. */
+  listenerDelay: number;
+}
+
+export interface UserAction {
+  frame: number;
+  kind: "steer" | "followUp" | "abort" | "unsubscribe";
+}
+
+export interface Scenario {
+  /** `loop`: `agentLoop` (no emit); `loop-emit`: `runAgentLoop` with a waiting emit; `agent`: `Agent.prompt$()`. */
+  via: "loop" | "loop-emit" | "agent";
+  steeringMode: "all" | "one-at-a-time";
+  followUpMode: "all" | "one-at-a-time";
+  toolExecution: "parallel" | "sequential";
+  /** `sync`: the provider streams synchronously; otherwise one event every `n` frames (0 = scheduled, same frame). */
+  providerDelay: "sync" | 0 | 1 | 2;
+  turns: ModelTurn[];
+  hooks: Hooks;
+  actions: UserAction[];
+  /** Messages queued before the run starts. */
+  steerBeforeStart: number;
+}
+
+const behaviourArb: fc.Arbitrary<ToolBehaviour> = fc.record({
+  kind: fc.constantFrom("plain", "observable", "observable"),
+  frames: fc.integer({ min: 0, max: 6 }),
+  updates: fc.integer({ min: 0, max: 3 }),
+  outcome: fc.oneof(
+    { weight: 10, arbitrary: fc.constant("ok" as const) },
+    { weight: 4, arbitrary: fc.constantFrom("isError", "throw", "terminate") },
+    { weight: 2, arbitrary: fc.constantFrom("throwString", "throwUndefined", "undefined", "nonObject", "badContent", "errorObservable", "emptyObservable") },
+  ),
+});
+
+const callArb = fc.record({
+  tool: fc.oneof({ weight: 16, arbitrary: fc.constantFrom<ToolName>("t0", "t1", "slow") }, { weight: 2, arbitrary: fc.constantFrom<ToolName>("seq", "nope") }),
+  args: fc.oneof({ weight: 20, arbitrary: fc.constant<ArgsKind>("valid") }, { weight: 3, arbitrary: fc.constantFrom<ArgsKind>("numericString", "wrongType", "missing", "extra", "nullOptional") }),
+  behaviour: behaviourArb,
+});
+
+const turnArb = fc
+  .record({
+    text: fc.option(fc.string({ maxLength: 12 }), { nil: undefined }),
+    thinking: fc.option(fc.string({ maxLength: 10 }), { nil: undefined }),
+    calls: fc.array(callArb, { maxLength: 5 }),
+    stop: fc.oneof({ weight: 30, arbitrary: fc.constant("natural" as const) }, { weight: 3, arbitrary: fc.constantFrom("length" as const, "error" as const, "aborted" as const) }),
+    fault: fc.oneof(
+      { weight: 30, arbitrary: fc.constant("none" as const) },
+      { weight: 3, arbitrary: fc.constant("thenable" as const) },
+      { weight: 3, arbitrary: fc.constantFrom("throw" as const, "reject" as const, "error" as const, "incomplete" as const, "hang" as const) },
+    ),
+  })
+  .map(({ text, thinking, calls, stop, fault }) => ({ text, thinking, calls, stop, fault }));
+
+function hooksArb(via: Scenario["via"]): fc.Arbitrary<Hooks> {
+  const hookNames: HookName[] = ["beforeToolCall", "afterToolCall", "finishTurn", "prepareNextTurn", "prepareRequest", "transformContext", "convertToLlm", "getApiKey"];
+  if (via !== "loop") hookNames.push("listener");
+  return fc.record({
+    before: fc.option(fc.array(fc.constantFrom("allow" as const, "allow" as const, "block" as const, "blockTerminate" as const), { maxLength: 8 }), { nil: null }),
+    after: fc.option(fc.array(fc.constantFrom("keep" as const, "override" as const, "overrideError" as const, "overrideTerminate" as const), { maxLength: 8 }), { nil: null }),
+    finishTurn: fc.option(fc.array(fc.constantFrom("none" as const, "end" as const, "continue" as const), { maxLength: 6 }), { nil: null }),
+    prepareNextTurn: fc.option(fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 4 }), { nil: null }),
+    hookDelay: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }),
+    throwIn: fc.oneof(
+      { weight: 2, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: fc.record({ hook: fc.constantFrom(...hookNames), at: fc.integer({ min: 0, max: 8 }), how: fc.constantFrom("sync" as const, "observable" as const) }) },
+    ),
+    listenerDelay: via === "loop" ? fc.constant(0) : fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
+  });
+}
+
+const actionArb: fc.Arbitrary<UserAction> = fc.record({
+  frame: fc.integer({ min: 0, max: 60 }),
+  kind: fc.oneof({ weight: 4, arbitrary: fc.constantFrom("steer" as const, "followUp" as const) }, { weight: 1, arbitrary: fc.constantFrom("abort" as const, "unsubscribe" as const) }),
+});
+
+/** A whole run, through the given entry points. */
+export function scenarioArb(vias: Scenario["via"][] = ["loop", "loop-emit", "agent"]): fc.Arbitrary<Scenario> {
+  return fc.constantFrom(...vias).chain((via) =>
+    fc
+      .record({
+        via: fc.constant(via),
+        steeringMode: fc.constantFrom("all" as const, "one-at-a-time" as const),
+        followUpMode: fc.constantFrom("all" as const, "one-at-a-time" as const),
+        toolExecution: fc.constantFrom("parallel" as const, "sequential" as const),
+        providerDelay: fc.constantFrom("sync" as const, 0 as const, 1 as const, 2 as const),
+        turns: fc.array(turnArb, { minLength: 1, maxLength: 6 }),
+        hooks: hooksArb(via),
+        actions: fc.array(actionArb, { maxLength: 5 }),
+        steerBeforeStart: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
+        hangCancel: fc.constantFrom("abort" as const, "unsubscribe" as const),
+      })
+      .map(({ hangCancel, turns, actions, ...rest }) => {
+        const scenario: Scenario = {
+          ...rest,
+          turns: turns.map((turn, t) => ({
+            stop: turn.stop,
+            fault: turn.fault,
+            blocks: [
+              ...(turn.thinking !== undefined ? [{ t: "thinking" as const, text: turn.thinking }] : []),
+              ...(turn.text !== undefined ? [{ t: "text" as const, text: turn.text }] : []),
+              ...turn.calls.map((call, i) => ({ t: "call" as const, id: `c${t}_${i}`, ...call })),
+            ],
+          })),
+          actions: actions.slice().sort((a, b) => a.frame - b.frame),
+        };
+        // A provider that never finishes is ended by abort (or unsubscribe): make sure one comes.
+        if (scenario.turns.some((turn) => turn.fault === "hang")) scenario.actions.push({ frame: 1000, kind: hangCancel });
+        return scenario;
+      }),
+  );
+}
