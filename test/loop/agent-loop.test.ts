@@ -3,13 +3,14 @@
  * events, the order of phases in a turn, stop conditions, finishTurn, aborts, the waiting emit,
  * virtual time, and what convertToLlm / transformContext may and may not change.
  */
-import { finalize, lastValueFrom, map, of, timer, toArray } from "rxjs";
+import { finalize, lastValueFrom, map, Observable, of, timer, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop, agentLoopContinue, runAgentLoop } from "../../src/agent-loop.js";
 import type {
   AgentEvent,
   AgentLoopConfig,
   AgentMessage,
+  AgentToolResult,
   AssistantMessage,
   LlmContext,
   Message,
@@ -578,5 +579,60 @@ describe("M1: message shapes", () => {
     const final = assistantMessage("hi", "stop", { responseId: "resp_1", usage: { input: 3, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 8, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.01 } } });
     const events = collectSync(agentLoop([user("go")], { messages: [] }, { model }, undefined, () => of(...protocolEvents(final))));
     expect(agentEnd(events).messages[1]).toBe(final);
+  });
+});
+
+describe("L10: nothing leaks", () => {
+  /** Counts abort listeners added and removed per signal while `body` runs. */
+  function listenerBalance(body: () => void): Map<AbortSignal, number> {
+    const balance = new Map<AbortSignal, number>();
+    const proto = AbortSignal.prototype as unknown as EventTarget;
+    const add = proto.addEventListener;
+    const remove = proto.removeEventListener;
+    const seen = new Map<AbortSignal, Set<unknown>>();
+    proto.addEventListener = function (this: AbortSignal, type: string, listener: unknown, options?: unknown) {
+      const listeners = seen.get(this) ?? new Set();
+      seen.set(this, listeners);
+      if (type === "abort" && !listeners.has(listener)) {
+        listeners.add(listener);
+        balance.set(this, (balance.get(this) ?? 0) + 1);
+      }
+      return add.call(this, type, listener as EventListener, options as AddEventListenerOptions);
+    } as typeof proto.addEventListener;
+    proto.removeEventListener = function (this: AbortSignal, type: string, listener: unknown, options?: unknown) {
+      if (type === "abort" && seen.get(this)?.delete(listener)) balance.set(this, (balance.get(this) ?? 0) - 1);
+      return remove.call(this, type, listener as EventListener, options as EventListenerOptions);
+    } as typeof proto.removeEventListener;
+    try {
+      body();
+    } finally {
+      proto.addEventListener = add;
+      proto.removeEventListener = remove;
+    }
+    return balance;
+  }
+
+  it("L10: after a completed run no abort listener is left on the caller's signal or the run's own", () => {
+    const controller = new AbortController();
+    const scheduler = newScheduler();
+    const balance = listenerBalance(() =>
+      scheduler.run(() => {
+        const slow = tool("slow", () => timer(3).pipe(map(() => textResult("ok"))));
+        const provider = fauxProvider([{ content: [fauxToolCall("slow", {}, "1"), fauxToolCall("echo", {}, "2")] }, { content: [fauxToolCall("slow", {}, "3")] }, { content: "done" }], { scheduler });
+        agentLoop([user("go")], contextWith([slow, echo]), { model, scheduler }, controller.signal, provider).subscribe();
+      }),
+    );
+    expect(balance.size).toBeGreaterThan(0);
+    for (const [signal, count] of balance) expect({ caller: signal === controller.signal, count }).toEqual({ caller: signal === controller.signal, count: 0 });
+  });
+
+  it("L10: after a hard cancel no abort listener is left on the caller's signal", () => {
+    const controller = new AbortController();
+    const balance = listenerBalance(() => {
+      const provider = fauxProvider([{ content: [fauxToolCall("hang", {}, "1")] }]);
+      const hang = tool("hang", () => new Observable<AgentToolResult>(() => undefined));
+      agentLoop([user("go")], contextWith([hang]), { model }, controller.signal, provider).subscribe().unsubscribe();
+    });
+    expect(balance.get(controller.signal)).toBe(0);
   });
 });
