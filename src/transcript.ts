@@ -114,6 +114,7 @@ export class ToolDeclarations {
   private read = 0;
   private declared = new Map<string, Tool>();
   private declaredKeys = new Map<string, string>();
+  /** A copy of the tool list last compared: the caller's array may be mutated in place. */
   private comparedTools: readonly AgentTool[] | undefined;
   private comparedVersion = -1;
   private version = 0;
@@ -154,7 +155,7 @@ export class ToolDeclarations {
     let systemIndex = -1;
     for (let i = pending.length - 1; i >= 0; i--) if (isSystem(pending[i]!)) { systemIndex = i; break; }
     const pendingDeclares = pending.some((m, i) => i !== systemIndex && isSystem(m) && (m.toolsAdded?.length || m.toolsRemoved?.length));
-    if (systemIndex < 0 && !pendingDeclares && tools === this.comparedTools && this.version === this.comparedVersion) return pending;
+    if (systemIndex < 0 && !pendingDeclares && sameTools(tools, this.comparedTools) && this.version === this.comparedVersion) return pending;
 
     // The declared state the pending messages would leave, ignoring the last system message's intent.
     let declared: Tool[] = [...this.declared.values()];
@@ -166,7 +167,7 @@ export class ToolDeclarations {
     const changes = getToolChanges(declared, tools);
     const unchanged = changes.toolsAdded.length === 0 && changes.toolsRemoved.length === 0;
     if (systemIndex < 0 && !pendingDeclares) {
-      this.comparedTools = tools;
+      this.comparedTools = tools.slice();
       this.comparedVersion = this.version;
     }
     if (systemIndex >= 0) {
@@ -180,6 +181,17 @@ export class ToolDeclarations {
     const index = at < 0 ? pending.length : at;
     return [...pending.slice(0, index), announcement, ...pending.slice(index)];
   }
+}
+
+/**
+ * The same tools, element by element. Not `===` on the arrays: a tool that loads tools pushes
+ * onto `context.tools` in place, and that change must still be announced (as Pi does). Costs
+ * O(tools) per turn, independent of the transcript (SPEC L4b).
+ */
+function sameTools(tools: readonly AgentTool[], compared: readonly AgentTool[] | undefined): boolean {
+  if (!compared || compared.length !== tools.length) return false;
+  for (let i = 0; i < tools.length; i++) if (tools[i] !== compared[i]) return false;
+  return true;
 }
 
 /** A copy of `message` whose tool fields are `changes`; empty lists are left out. */

@@ -127,6 +127,22 @@ describe("M5: the loop announces tool changes before the request", () => {
     expect(roles(provider.requests[1]!.messages).slice(-2)).toEqual(["toolResult", "system"]);
   });
 
+  it("M5: a tool list changed in place (a tool that loads a tool) is announced before the next request", () => {
+    const context = contextWith([read]);
+    const loader = tool("load", () => {
+      context.tools!.push(write);
+      return textResult("loaded write");
+    });
+    context.tools!.push(loader);
+    context.messages = contextWith([read, loader]).messages;
+    const provider = fauxProvider([{ content: [fauxToolCall("load", {}, "1")] }, { content: [fauxToolCall("write", {}, "2")] }, { content: "done" }]);
+    const events = collectSync(agentLoop([user("go")], context, { model }, undefined, provider));
+    const messages = agentEnd(events).messages;
+    expect(roles(messages)).toEqual(["user", "assistant", "toolResult", "system", "assistant", "toolResult", "assistant"]);
+    expect(messages[3]).toMatchObject({ role: "system", toolsAdded: [toToolDeclaration(write)] });
+    expect(roles(provider.requests[1]!.messages).slice(-1)).toEqual(["system"]);
+  });
+
   it("M5: the announcement is made once — the next turn sees the tools declared", () => {
     const provider = fauxProvider([{ content: [fauxToolCall("read", {}, "1")] }, { content: [fauxToolCall("read", {}, "2")] }, { content: "done" }]);
     const events = collectSync(agentLoop([user("go")], { messages: [], tools: [read] }, { model }, undefined, provider));
