@@ -301,6 +301,33 @@ describe("agentLoop in virtual time", () => {
     expect(after).toEqual([]);
   });
 
+  it("L10: after unsubscribing mid-batch nothing runs on: no hook, no emit, no request; every running tool is torn down", () => {
+    const scheduler = newScheduler();
+    const calls: string[] = [];
+    const tornDown: Record<string, number> = {};
+    let provider!: ReturnType<typeof fauxProvider>;
+    scheduler.run(({ expectObservable }) => {
+      const timed = (name: string, frames: number) =>
+        tool(name, () => timer(frames).pipe(map(() => textResult(name)), finalize(() => (tornDown[name] = scheduler.now()))));
+      provider = fauxProvider([{ content: [fauxToolCall("slow", {}, "a"), fauxToolCall("fast", {}, "b")] }, { content: "never" }]);
+      const at = (name: string) => () => void calls.push(`${name}@${scheduler.now()}`);
+      const run$ = runAgentLoop({
+        prompts: [user("go")],
+        context: contextWith([timed("slow", 30), timed("fast", 20)]),
+        config: { model, scheduler, afterToolCall: at("afterToolCall"), finishTurn: at("finishTurn"), getSteeringMessages: () => (at("steering")(), []), getFollowUpMessages: () => (at("followUp")(), []) },
+        streamFn: provider,
+        // the emit sees every event before the subscriber: nothing may reach it after the cancel
+        emit: (event) => void calls.push(`emit ${event.type}@${scheduler.now()}`),
+      });
+      expectObservable(run$.pipe(labelsByFrame(scheduler, { updates: false })), "^ 11ms !").toBe("a", {
+        a: [...PROMPT, "message_start:assistant", "message_end:assistant", "tool_execution_start:a", "tool_execution_start:b"],
+      });
+    });
+    expect(calls.filter((c) => !c.endsWith("@0"))).toEqual([]);
+    expect(tornDown).toEqual({ slow: 12, fast: 12 });
+    expect(provider.requests).toHaveLength(1);
+  });
+
   it("L11: an emit returning timer(50) delays the next phase by exactly 50 frames", () => {
     const scheduler = newScheduler();
     const seen: string[] = [];

@@ -383,6 +383,13 @@ describe("L8: finishTurn 'continue' guarantees exactly one more request", () => 
     expect(provider.requests[1]!.messages.map(textOf).at(-1)).toBe("follow");
   });
 
+  it("L8: 'continue' after a terminate-only batch adds exactly one request", () => {
+    const stopper = tool("stop", () => textResult("stopping", { terminate: true }));
+    const provider = fauxProvider([{ content: [fauxToolCall("stop", {}, "1")] }, { content: "one more" }, { content: "never" }]);
+    collectSync(agentLoop([user("go")], contextWith([stopper]), { model, finishTurn: ({ toolResults }) => (toolResults.length > 0 ? { action: "continue" } : undefined) }, undefined, provider));
+    expect(provider.requests).toHaveLength(2);
+  });
+
   it("L8: finishTurn sees the turn's message, results and the run's new messages", () => {
     const seen: unknown[] = [];
     runSync([{ content: [fauxToolCall("echo", {}, "c1")] }, { content: "done" }], {
@@ -435,6 +442,28 @@ describe("L12: no microtask of the loop's own", () => {
       prepareNextTurn: () => undefined,
     });
     expect(agentEnd(events).messages.map(textOf).slice(-2)).toEqual(["more", "three"]);
+  });
+
+  it("L12: promises are accepted wherever Pi accepts them (every hook async)", async () => {
+    const followUps = [[user("more")]];
+    const provider = fauxProvider([{ content: [fauxToolCall("echo", {}, "c1")] }, { content: "two" }, { content: "three" }]);
+    const config: AgentLoopConfig = {
+      model,
+      getSteeringMessages: async () => [],
+      getFollowUpMessages: async () => followUps.shift() ?? [],
+      prepareRequest: async () => undefined,
+      transformContext: async (m) => m,
+      convertToLlm: async (m) => m as Message[],
+      getApiKey: async () => "k",
+      beforeToolCall: async () => undefined,
+      afterToolCall: async () => ({ details: { audited: true } }),
+      finishTurn: async () => undefined,
+      prepareNextTurn: async () => undefined,
+    };
+    const asyncEcho = tool("echo", async () => textResult("async echo"));
+    const events = await lastValueFrom(agentLoop([user("go")], contextWith([asyncEcho]), config, undefined, async (m, c, o) => provider(m, c, o) as never).pipe(toArray()));
+    expect(agentEnd(events).messages.map(textOf)).toEqual(["go", "", "async echo", "two", "more", "three"]);
+    expect(provider.requests.map((r) => r.options.apiKey)).toEqual(["k", "k", "k"]);
   });
 
   it("L12: hooks returning Observables on the TestScheduler run in virtual time, frame-exact, with no real promise", () => {
