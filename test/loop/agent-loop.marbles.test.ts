@@ -247,6 +247,27 @@ describe("agentLoop in virtual time", () => {
     expect(provider.requests).toHaveLength(1);
   });
 
+  it("L10: a graceful abort while streaming ends the response at that frame with an aborted message keeping the partial", () => {
+    const scheduler = newScheduler();
+    const events: AgentEvent[] = [];
+    scheduler.run(({ cold, expectObservable }) => {
+      const controller = new AbortController();
+      cold("---x").subscribe(() => controller.abort());
+      // start 0, text_start 1, text_delta "ab" 2, text_delta "cd" 3 would come next
+      const provider = fauxProvider([{ content: "abcdef" }], { scheduler, delay: 1, chunkSize: 2 });
+      const run$ = agentLoop([user("hello")], { messages: [] }, { model, scheduler }, controller.signal, provider);
+      expectObservable(run$.pipe(map((e) => (events.push(e), e)), labelsByFrame(scheduler))).toBe("abc(d|)", {
+        a: [...PROMPT, "message_start:assistant"],
+        b: ["message_update:text_start"],
+        c: ["message_update:text_delta"],
+        d: ["message_end:assistant", "turn_end", "agent_end"],
+      });
+    });
+    const final = agentEnd(events).messages[1] as { stopReason: string; errorMessage?: string };
+    expect(final).toMatchObject({ stopReason: "aborted", errorMessage: "Request was aborted" });
+    expect(textOf(final as never)).toBe("ab");
+  });
+
   it("L10: unsubscribing during streaming aborts the provider's signal and unsubscribes it at that frame; nothing more is emitted", () => {
     const scheduler = newScheduler();
     let abortedAt: number | undefined;

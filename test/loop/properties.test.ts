@@ -17,6 +17,7 @@ import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/agent-loop.js";
 import type { AgentEvent, AgentMessage, AgentTool, AssistantMessage, Message, StreamFn, ToolCall, ToolExecutionMode, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
+import { truncatedToolCallText } from "../../src/tool-batch.js";
 import { contextWith, model, textResult, tool, user } from "../helpers/fixtures.js";
 import { newScheduler } from "../helpers/marbles.js";
 
@@ -30,6 +31,10 @@ type Behaviour =
 
 interface Scenario {
   turns: Behaviour[][];
+  /** Turns whose message stops at the token limit (SPEC L9): their calls never run. */
+  cut: boolean[];
+  /** What finishTurn answers, turn by turn (SPEC L6, L8). */
+  decisions: Array<"continue" | "end" | undefined>;
   mode: ToolExecutionMode;
   /** Frames between provider events; 0 is a synchronous provider. */
   pace: number;
@@ -48,6 +53,8 @@ const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
 
 const scenario: fc.Arbitrary<Scenario> = fc.record({
   turns: fc.array(fc.array(behaviour, { maxLength: 4 }), { minLength: 1, maxLength: 5 }),
+  cut: fc.array(fc.integer({ min: 0, max: 3 }).map((n) => n === 0), { maxLength: 5 }),
+  decisions: fc.array(fc.constantFrom<"continue" | "end" | undefined>(undefined, undefined, undefined, "continue", "end"), { maxLength: 8 }),
   mode: fc.constantFrom<ToolExecutionMode>("parallel", "sequential"),
   pace: fc.constantFrom(0, 1, 2),
   steerAt: fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 3 }),
@@ -94,7 +101,9 @@ function play(s: Scenario): Outcome {
   });
   const context = contextWith([t], [user("earlier")]);
   const script: FauxScriptEntry[] = s.turns.map((calls, turn) =>
-    calls.length === 0 ? { content: `answer ${turn}` } : { content: calls.map((b, i) => fauxToolCall(b.kind === "unknown" ? "missing" : "t", { ...b }, `c${turn}_${i}`)) },
+    calls.length === 0
+      ? { content: `answer ${turn}` }
+      : { content: calls.map((b, i) => fauxToolCall(b.kind === "unknown" ? "missing" : "t", { ...b }, `c${turn}_${i}`)), stopReason: s.cut[turn] ? "length" : "toolUse" },
   );
   script.push({ content: "final" });
   scheduler.run(({ cold }) => {
@@ -107,7 +116,12 @@ function play(s: Scenario): Outcome {
     for (const frame of s.steerAt) cold(`${frame}ms s`).subscribe(() => steering.push(user(`steer@${frame}`)));
     const controller = new AbortController();
     if (s.abortAt !== undefined) cold(`${s.abortAt}ms a`).subscribe(() => controller.abort());
-    agentLoop([user("go")], context, { model, scheduler, toolExecution: s.mode, getSteeringMessages: () => steering.splice(0) }, controller.signal, streamFn).subscribe({
+    let turn = 0;
+    const finishTurn = () => {
+      const decision = s.decisions[turn++];
+      return decision ? { action: decision } : undefined;
+    };
+    agentLoop([user("go")], context, { model, scheduler, toolExecution: s.mode, getSteeringMessages: () => steering.splice(0), finishTurn }, controller.signal, streamFn).subscribe({
       next: (e) => {
         events.push(e);
         if (e.type === "message_end") committed++;
@@ -206,12 +220,24 @@ function checkResults(messages: readonly AgentMessage[], events: readonly AgentE
 
 function checkBehaviours(messages: readonly AgentMessage[], events: readonly AgentEvent[]): void {
   const calls = new Map<string, Behaviour>();
-  for (const m of messages) if (role(m) === "assistant") for (const c of callsOf(m as AssistantMessage)) calls.set(c.id, c.arguments as Behaviour);
+  const cut = new Set<string>();
+  for (const m of messages) {
+    if (role(m) !== "assistant") continue;
+    for (const c of callsOf(m as AssistantMessage)) {
+      calls.set(c.id, c.arguments as Behaviour);
+      if ((m as AssistantMessage).stopReason === "length") cut.add(c.id);
+    }
+  }
   for (const m of messages) {
     if (role(m) !== "toolResult") continue;
     const r = m as ToolResultMessage;
     const b = calls.get(r.toolCallId)!;
     const text = (r.content[0] as { text?: string } | undefined)?.text;
+    if (cut.has(r.toolCallId)) {
+      expect([r.isError, text]).toEqual([true, truncatedToolCallText(r.toolName)]);
+      expect(events.some((e) => e.type === "tool_execution_update" && e.toolCallId === r.toolCallId)).toBe(false);
+      continue;
+    }
     if (text === "Operation aborted") continue;
     const expected: Record<Behaviour["kind"], [boolean, string]> = {
       value: [false, `value ${r.toolCallId}`],
@@ -230,7 +256,7 @@ function checkBehaviours(messages: readonly AgentMessage[], events: readonly Age
 }
 
 describe("properties of random runs in virtual time", () => {
-  it("L2 L6 L10 T3 T4: one result per tool call in source order, brackets hold, agent_end is exactly what the run added", () => {
+  it("L2 L6 L8 L9 L10 T3 T4: one result per tool call in source order, brackets hold, agent_end is exactly what the run added", () => {
     fc.assert(
       fc.property(scenario, (s) => {
         const outcome = play(s);
