@@ -171,6 +171,86 @@ describe("L7 A2: the Agent's queues in virtual time", () => {
   });
 });
 
+describe("L7 A1 A5: modes and settings changed at run time", () => {
+  it("L7 A1: switching steeringMode to `all` mid-run changes how the next poll drains", () => {
+    const scheduler = newScheduler();
+    const { agent, provider } = threeToolAgent(scheduler, [threeCalls, { content: "r2" }, { content: "r3" }]);
+    scheduler.run(() => {
+      scheduler.schedule(() => {
+        agent.steer("s1");
+        agent.steer("s2");
+        agent.steer("s3");
+      }, 15);
+      // after the first poll (frame 40) took s1, switch: the next poll takes s2 and s3 together
+      scheduler.schedule(() => (agent.steeringMode = "all"), 41);
+      agent.prompt$("go").subscribe();
+    });
+    expect(provider.requests.map((r) => userTexts(r.messages))).toEqual([["go"], ["go", "s1"], ["go", "s1", "s2", "s3"]]);
+  });
+
+  it("A1 T4: toolExecution `sequential` runs the batch one call at a time", () => {
+    const scheduler = newScheduler();
+    const stamped: string[] = [];
+    const { agent } = threeToolAgent(scheduler, [threeCalls, { content: "done" }], { toolExecution: "sequential" });
+    scheduler.run(() => {
+      stampedEvents(agent.prompt$("go"), scheduler, stamped).subscribe();
+    });
+    // message_end at 10; slow 10→40, fast 40→50, medium 50→70
+    expect(stamped.filter((l) => l.includes("tool_execution_"))).toEqual([
+      "10 tool_execution_start:a",
+      "40 tool_execution_end:a",
+      "40 tool_execution_start:b",
+      "50 tool_execution_end:b",
+      "50 tool_execution_start:c",
+      "70 tool_execution_end:c",
+    ]);
+  });
+
+  it("A5 L7: a steering message sent by a slow turn_end listener is taken by the poll after it", () => {
+    const scheduler = newScheduler();
+    const stamped: string[] = [];
+    const provider = fauxProvider([{ content: "r1" }, { content: "r2" }], { scheduler, delay: 1 });
+    const agent = agentWith({ scheduler, streamFn: provider });
+    let sent = false;
+    agent.subscribe((event) => {
+      if (event.type !== "turn_end" || sent) return undefined;
+      sent = true;
+      return timer(10).pipe(map(() => agent.steer("from the listener")));
+    });
+    scheduler.run(() => {
+      stampedEvents(agent.prompt$("go"), scheduler, stamped).subscribe();
+    });
+    // r1 ends at 4; the listener holds turn_end until 14, then the poll takes the message
+    expect(frameOf(stamped, "message_start:user:from the listener")).toBe(14);
+    expect(provider.requests.map((r) => userTexts(r.messages))).toEqual([["go"], ["go", "from the listener"]]);
+  });
+
+  it("L7: a follow-up sent by an agent_end listener is not taken by the ending run; it stays queued for the next", () => {
+    const scheduler = newScheduler();
+    const provider = fauxProvider([{ content: "r1" }, { content: "r2" }, { content: "r3" }], { scheduler, delay: 1 });
+    const agent = agentWith({ scheduler, streamFn: provider });
+    let sent = false;
+    agent.subscribe((event) => {
+      if (event.type === "agent_end" && !sent) {
+        sent = true;
+        agent.followUp("too late");
+      }
+    });
+    scheduler.run(() => {
+      agent.prompt$("go").subscribe();
+    });
+    expect(provider.requests).toHaveLength(1);
+    expect(agent.hasQueuedMessages()).toBe(true);
+    expect(agent.peekQueuedMessages().map((m) => userTexts([m])[0])).toEqual(["too late"]);
+    scheduler.run(() => {
+      agent.prompt$("next").subscribe();
+    });
+    // the next run takes it at its natural stop
+    expect(provider.requests.map((r) => userTexts(r.messages))).toEqual([["go"], ["go", "next"], ["go", "next", "too late"]]);
+    expect(agent.hasQueuedMessages()).toBe(false);
+  });
+});
+
 describe("A5 L11: the listener barrier in virtual time", () => {
   /** A reply of one argument-less tool call: frames +0..+4, message_end at +4. */
   function barrierRun(listenerFrames: number | undefined) {
