@@ -162,6 +162,34 @@ describe("A6: a throwing hook ends the run with the normalized failure", () => {
   });
 });
 
+describe("A6 T3: tool hooks are not run failures", () => {
+  it("T3: beforeToolCall and afterToolCall throwing become error tool results; the run goes on", async () => {
+    const provider = fauxProvider([{ content: [fauxToolCall("echo", {}, "b1"), fauxToolCall("echo", {}, "a1")] }, { content: "recovered" }]);
+    const agent = agentWith({
+      streamFn: provider,
+      initialState: { tools: [echo] },
+      beforeToolCall: ({ toolCall }) => {
+        if (toolCall.id === "b1") throw new Error("before failed");
+        return undefined;
+      },
+      afterToolCall: ({ toolCall }) => {
+        if (toolCall.id === "a1") throw new Error("after failed");
+        return undefined;
+      },
+    });
+    await agent.prompt("go");
+    const results = toolResults(agent.state.messages);
+    expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([
+      ["b1", true],
+      ["a1", true],
+    ]);
+    expect(textOf(results[0])).toMatch(/before failed/);
+    expect(textOf(results[1])).toMatch(/after failed/);
+    expect(textOf(agent.state.messages[agent.state.messages.length - 1])).toBe("recovered");
+    expect(agent.state.errorMessage).toBeUndefined();
+  });
+});
+
 describe("A6: a throwing listener ends the run with the normalized failure", () => {
   it("A6: a listener that throws on the assistant message_end: its tool calls get error results", async () => {
     const { agent, events, provider } = setup([{ content: [fauxToolCall("echo", {}, "e1"), fauxToolCall("echo", {}, "e2")] }], {});
