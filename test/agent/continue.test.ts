@@ -58,6 +58,25 @@ describe("A3: continue()", () => {
     expect(textOf(agent.state.messages[4])).toBe("the tool said hi");
   });
 
+  it("A3 L7: a user or toolResult tail with queued steering continues and takes the steering at run start", async () => {
+    const provider = fauxProvider([{ content: "r1" }]);
+    const agent = agentWith({ streamFn: provider, initialState: { messages: [user("q")] } });
+    agent.steer("s1");
+    await agent.continue();
+    expect(userTexts(provider.requests[0]!.messages)).toEqual(["q", "s1"]);
+    expect(roles(agent.state.messages)).toEqual(["user", "user", "assistant"]);
+  });
+
+  it("A3: an app-message tail is not an assistant tail: continue() asks the model again", async () => {
+    const provider = fauxProvider([{ content: "r1" }]);
+    const notice = { role: "notice", text: "the user went away", timestamp: 0 } as unknown as AgentMessage;
+    const agent = agentWith({ streamFn: provider, initialState: { messages: [user("q"), assistant("a"), notice] } });
+    await agent.continue();
+    // the app message is not sent to the model (default convertToLlm) but stays in the transcript
+    expect(roles(provider.requests[0]!.messages)).toEqual(["user", "assistant"]);
+    expect(roles(agent.state.messages)).toEqual(["user", "assistant", "notice", "assistant"]);
+  });
+
   it("A3: an assistant tail with queued steering runs one steering batch; the start-of-run poll is skipped", async () => {
     const provider = fauxProvider([{ content: "r1" }, { content: "r2" }, { content: "r3" }]);
     const agent = agentWith({ streamFn: provider, initialState: { messages: [user("q"), assistant("a")] } });
