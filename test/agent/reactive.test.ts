@@ -5,7 +5,7 @@
  * path and the Observable paths.
  */
 import { toSignal } from "@angular/core/rxjs-interop";
-import { filter, lastValueFrom, map, take, toArray } from "rxjs";
+import { concat, filter, lastValueFrom, map, take, timer, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import type { AgentStateSnapshot } from "../../src/agent-state.js";
 import type { AgentEvent, AssistantMessage, Message } from "../../src/index.js";
@@ -176,6 +176,42 @@ describe("A7: prompt$()", () => {
     await new Promise<void>((resolve) => run$.subscribe({ complete: () => ((idleAtComplete = !agent.state.isStreaming), resolve()) }));
     expect(idleAtComplete).toBe(true);
     expect(provider.requests).toHaveLength(1);
+  });
+
+  it("A7: prompt$() composes: concat runs two prompts back to back, the second starting in the frame the first goes idle", () => {
+    const scheduler = newScheduler();
+    const provider = fauxProvider([{ content: "r1" }, { content: "r2" }], { scheduler, delay: 1 });
+    const agent = agentWith({ scheduler, streamFn: provider });
+    agent.subscribe((event) => (event.type === "agent_end" ? timer(3) : undefined));
+    scheduler.run(({ expectObservable }) => {
+      // r1: 0..4, agent_end listener until 7; r2: 7..11, idle at 14
+      const both$ = concat(agent.prompt$("one"), agent.prompt$("two")).pipe(
+        filter((e) => e.type === "agent_start" || e.type === "agent_end"),
+        map((e) => (e.type === "agent_start" ? "s" : "e")),
+      );
+      expectObservable(both$).toBe("s 3ms e 2ms s 3ms e 2ms |");
+    });
+    expect(roles(agent.state.messages)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(agent.state.isStreaming).toBe(false);
+  });
+
+  it("A7: a state$ subscriber that starts the next prompt when the agent goes idle: every subscriber ends on the true state", async () => {
+    const provider = fauxProvider([{ content: "r1" }, { content: "r2" }]);
+    const agent = agentWith({ streamFn: provider });
+    let second: Promise<void> | undefined;
+    agent.state$.subscribe((s) => {
+      if (!s.isStreaming && s.messages.length === 2 && !second) second = agent.prompt("second");
+    });
+    const seen: string[] = [];
+    agent.state$.subscribe((s) => seen.push(`${s.isStreaming ? "busy" : "idle"} ${s.messages.length}`));
+    await agent.prompt("first");
+    expect(second).toBeDefined();
+    await second;
+    expect(roles(agent.state.messages)).toEqual(["user", "assistant", "user", "assistant"]);
+    // the second subscriber never sees the transcript go back, and ends idle with all four messages
+    const lengths = seen.map((l) => Number(l.split(" ")[1]));
+    expect(lengths).toEqual([...lengths].sort((a, b) => a - b));
+    expect(seen[seen.length - 1]).toBe("idle 4");
   });
 
   it("A7 A2: subscribing while a run is active errors with the steer()/followUp() hint", () => {
