@@ -63,6 +63,17 @@ describe("L10: abort() during streaming", () => {
     expect(textOf(aborted)).toBe("one two ");
     expect(frameOf(stamped, "message_end:assistant")).toBe(4);
     expect(provider.requests[0]!.options.signal?.aborted).toBe(true);
+
+    // a new prompt runs, with a fresh signal
+    let completed = false;
+    scheduler.run(() => {
+      agent.prompt$("again").subscribe({ complete: () => (completed = true) });
+    });
+    expect(completed).toBe(true);
+    expect(lastAssistant(agent.state.messages).stopReason).toBe("stop");
+    expect(textOf(lastAssistant(agent.state.messages))).toBe("fresh");
+    expect(provider.requests[1]!.options.signal?.aborted).toBe(false);
+    expect(roles(agent.state.messages)).toEqual(["user", "assistant", "user", "assistant"]);
   });
 
   it("L10: with promises in real time — abort() from a listener mid-stream, then a new prompt runs", async () => {
