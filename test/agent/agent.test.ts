@@ -149,6 +149,21 @@ describe("A1: new Agent(options)", () => {
     expect(agent.state.tools[0]).toBe(echo);
   });
 
+  it("A1 M5: tools assigned between runs are announced to the model in a system message before the next prompt", async () => {
+    const provider = fauxProvider([{ content: "one" }, { content: "two" }]);
+    const other = tool("other", () => textResult(""));
+    const agent = agentWith({ streamFn: provider, initialState: { systemPrompt: "Base.", tools: [echo] } });
+    await agent.prompt("first");
+    agent.state.tools = [echo, other];
+    await agent.prompt("second");
+    expect(roles(agent.state.messages)).toEqual(["system", "user", "assistant", "system", "user", "assistant"]);
+    const announcement = agent.state.messages[3] as SystemMessage;
+    expect(announcement.toolsAdded?.map((t) => t.name)).toEqual(["other"]);
+    expect(roles(provider.requests[1]!.messages)).toEqual(["system", "user", "assistant", "system", "user"]);
+    // the replayed system prompt is unchanged by a tool-only system message
+    expect(agent.state.systemPrompt).toBe("Base.");
+  });
+
   it("A1: state.systemPrompt is read-only and replayed from the transcript's system messages", () => {
     const agent = agentWith({ initialState: { systemPrompt: "Base." } });
     expect(() => {
