@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { lastValueFrom, toArray } from "rxjs";
 import { agentLoop } from "../../src/agent-loop.js";
 import type { AssistantMessage, Model, StreamFn, ToolResultMessage } from "../../src/messages.js";
-import type { AgentEvent, AgentMessage, AgentTool } from "../../src/types.js";
+import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool } from "../../src/types.js";
 import { openaiCompatible } from "../../src/providers/openai.js";
 import { fromPiAi, fromPiAiModel } from "../../src/providers/pi-ai.js";
 import { sseResponse, startTestServer, type TestServer } from "./support/http-server.js";
@@ -37,7 +37,7 @@ const weatherTool = (calls: unknown[]): AgentTool => ({
 const systemPrompt = (): AgentMessage => ({ role: "system", content: "You are a weather assistant.", timestamp: 0 });
 const question = (): AgentMessage => ({ role: "user", content: "Weather in Paris?", timestamp: 1 });
 
-function run(streamFn: StreamFn, model: Model, tools: AgentTool[], config: { apiKey?: string } = {}): Promise<AgentEvent[]> {
+function run(streamFn: StreamFn, model: Model, tools: AgentTool[], config: Omit<Partial<AgentLoopConfig>, "model"> = {}): Promise<AgentEvent[]> {
   return lastValueFrom(agentLoop([question()], { messages: [systemPrompt()], tools }, { model, ...config }, undefined, streamFn).pipe(toArray()));
 }
 
@@ -52,7 +52,9 @@ describe("openaiCompatible driving agentLoop (issue 4)", () => {
     server = await startTestServer((_r, index) => sseResponse(index === 0 ? "tool-call.sse" : "final-answer.sse"));
     const model: Model = { id: "gpt-4o-mini", api: "openai-completions", provider: "openai" };
     const calls: unknown[] = [];
-    const events = await run(openaiCompatible({ baseUrl: `${server.url}/v1` }), model, [weatherTool(calls)], { apiKey: "sk-loop" });
+    let issued = 0;
+    const getApiKey = async (provider: string) => `sk-${provider}-${++issued}`; // an expiring token, fetched per request
+    const events = await run(openaiCompatible({ baseUrl: `${server.url}/v1`, apiKey: "sk-fallback" }), model, [weatherTool(calls)], { getApiKey });
 
     expect(calls).toEqual([{ location: "Paris, France", unit: "celsius", days: [1, 2, 3] }]);
     const added = newMessages(events).filter((m) => (m as { role: string }).role !== "system");
@@ -63,7 +65,7 @@ describe("openaiCompatible driving agentLoop (issue 4)", () => {
 
     expect(server.requests).toHaveLength(2);
     const [first, second] = server.requests.map((r) => r.json());
-    expect(server.requests[0]!.headers.authorization).toBe("Bearer sk-loop");
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(["Bearer sk-openai-1", "Bearer sk-openai-2"]);
     // The loop declared the executable tool in the transcript (SPEC M5); the request sends it.
     expect(first.tools).toEqual([
       {
