@@ -9,7 +9,14 @@ import { lastValueFrom, toArray } from "rxjs";
 import { agentLoop } from "../../src/agent-loop.js";
 import type { AssistantMessage, Model, StreamFn, ToolResultMessage } from "../../src/messages.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool } from "../../src/types.js";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Agent } from "../../src/agent.js";
 import { openaiCompatible } from "../../src/providers/openai.js";
+import { toNodeListener } from "../../src/providers/node-adapter.js";
+import { createProxyHandler, streamProxy } from "../../src/providers/proxy.js";
+import { withRetry, type RetryEvent } from "../../src/providers/retry.js";
+import { errorResponse } from "./support/http-server.js";
 import { fromPiAi, fromPiAiModel } from "../../src/providers/pi-ai.js";
 import { sseResponse, startTestServer, type TestServer } from "./support/http-server.js";
 
@@ -125,6 +132,37 @@ describe("openaiCompatible driving agentLoop (issue 4)", () => {
     expect(tools[0].content).toBe("export const a = 1;");
     expect(tools[1].content).toMatch(/^Error: .*ENOENT: no such file src\/b\.ts/);
     expect(tools[2].content).toMatch(/^Error: .*list_dir/);
+  });
+});
+
+describe("the Agent on real HTTP (issue 4)", () => {
+  it("issue 4 · Agent → withRetry(streamProxy) → proxy server → openaiCompatible → upstream: a 429 is retried, the answer lands in state", async () => {
+    server = await startTestServer((_r, index) =>
+      index === 0 ? errorResponse(429, "error-429.json", { "retry-after-ms": "20" }) : sseResponse(index === 1 ? "tool-call.sse" : "final-answer.sse"),
+    );
+    const proxy = createServer(toNodeListener(createProxyHandler({ streamFn: openaiCompatible({ baseUrl: `${server.url}/v1`, apiKey: "sk-server" }), token: "t0k" })));
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api/stream`;
+      const streamFn = withRetry(streamProxy({ url, authToken: "t0k" }), { initialDelayMs: 10 });
+      const retries: RetryEvent[] = [];
+      streamFn.retries$.subscribe((r) => retries.push(r));
+      const calls: unknown[] = [];
+      const agent = new Agent({
+        streamFn,
+        initialState: { systemPrompt: "You are a weather assistant.", model: { id: "gpt-4o-mini", api: "openai-completions", provider: "openai" }, tools: [weatherTool(calls)] },
+      });
+      await agent.prompt("Weather in Paris?");
+      expect(retries.map((r) => [r.attempt, r.delayMs, r.failure?.status])).toEqual([[1, 20, 429]]);
+      expect(calls).toHaveLength(1);
+      const last = agent.state.messages.at(-1) as AssistantMessage;
+      expect(last.content).toEqual([{ type: "text", text: "It is 18°C in Paris." }]);
+      expect(server.requests).toHaveLength(3);
+      expect(server.requests[2]!.json().messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_Kq2vV0dA7xJm", content: "18°C, cloudy" });
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
   });
 });
 
