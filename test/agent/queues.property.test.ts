@@ -137,3 +137,69 @@ describe("L7 L10 A4 A5: random sessions in virtual time", () => {
     fc.assert(fc.property(scenario, (sc) => runScenario(sc)), { numRuns: Number(process.env.AGENT_PROPERTY_RUNS ?? 300) });
   });
 });
+
+describe("A6: random sessions with a failing listener", () => {
+  it("A6: a listener that throws at a random event leaves a consistent, idle agent that runs the next prompt", () => {
+    const failing = fc.record({ base: scenario, failAt: fc.integer({ min: 0, max: 60 }), rejects: fc.boolean() });
+    fc.assert(
+      fc.property(failing, ({ base, failAt, rejects }) => {
+        const scheduler = newScheduler();
+        const work = tool("work", (_id, params: { frames: number }) => timer(params.frames).pipe(map(() => textResult(`worked ${params.frames}`))));
+        const script: FauxScriptEntry[] = base.replies.map((durations, i) =>
+          durations.length === 0 ? { content: `text ${i}` } : { content: durations.map((frames, j) => fauxToolCall("work", { frames }, `c${i}_${j}`)) },
+        );
+        for (let i = 0; i < 20; i++) script.push({ content: `answer ${i}` });
+        const provider = fauxProvider(script, { scheduler, delay: 1 });
+        const agent = agentWith({ scheduler, streamFn: provider, steeringMode: base.steeringMode, followUpMode: base.followUpMode, initialState: { tools: [work] } });
+        const events: AgentEvent[] = [];
+        agent.subscribe((event) => void events.push(event));
+        let count = 0;
+        let fired = false;
+        agent.subscribe((event) => {
+          if (fired || event.type === "agent_end" || count++ !== failAt) return base.listenerDelay > 0 && event.type === "message_end" ? timer(base.listenerDelay) : undefined;
+          fired = true;
+          if (rejects) return timer(1).pipe(map(() => { throw new Error("listener failed"); }));
+          throw new Error("listener failed");
+        });
+        let completed = false;
+        scheduler.run(() => {
+          base.actions.forEach((action, i) => scheduler.schedule(() => (action.kind === "steer" ? agent.steer(`steer ${i}`) : agent.followUp(`followUp ${i}`)), action.frame));
+          agent.prompt$("go").subscribe({ complete: () => (completed = true) });
+        });
+        expect(completed).toBe(true);
+        expect(agent.state.isStreaming).toBe(false);
+        expect(agent.state.pendingToolCalls.size).toBe(0);
+        const messages = agent.state.messages;
+        expect(messages.slice(1)).toEqual(events.flatMap((e) => (e.type === "message_end" ? [e.message] : [])));
+        expect(events.filter((e) => e.type === "agent_end")).toHaveLength(1);
+        expect(events[events.length - 1]!.type).toBe("agent_end");
+        const last = messages[messages.length - 1] as AssistantMessage;
+        expect(last.role).toBe("assistant");
+        if (fired) {
+          expect(last.stopReason).toBe("error");
+          expect(last.errorMessage).toBe("listener failed");
+          expect(agent.state.errorMessage).toBe("listener failed");
+        }
+        // every tool call answered once, results right after their message
+        messages.forEach((message, index) => {
+          const calls = callsOf(message);
+          if (calls.length === 0) return;
+          const after = messages.slice(index + 1, index + 1 + calls.length);
+          expect(after.map((m) => (m as { toolCallId?: string }).toolCallId)).toEqual(calls.map((c) => c.id));
+        });
+        // nothing doubled
+        const texts = messages.filter((m) => role(m) === "user").map(textOf);
+        expect(new Set(texts).size).toBe(texts.length);
+        // and the agent works again (the listener does not fail any more)
+        fired = true;
+        agent.clearAllQueues();
+        let again = false;
+        scheduler.run(() => agent.prompt$("again").subscribe({ complete: () => (again = true) }));
+        expect(again).toBe(true);
+        expect((agent.state.messages[agent.state.messages.length - 1] as AssistantMessage).stopReason).toBe("stop");
+      }),
+      { numRuns: Number(process.env.AGENT_PROPERTY_RUNS ?? 300) },
+    );
+  });
+});
+
