@@ -10,7 +10,8 @@
  * @module
  */
 import type { Observable } from "rxjs";
-import type { AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../messages.js";
+import { failedAssistantMessage } from "../assistant-message.js";
+import type { AssistantMessage, AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../messages.js";
 import { fromAbortableRun } from "./abortable-run.js";
 import { ChatCompletionReader } from "./chat-completion-reader.js";
 import { httpFailure } from "./http-error.js";
@@ -93,6 +94,14 @@ async function run(
 ): Promise<void> {
   const now = () => options.scheduler?.now() ?? Date.now();
   const builder = new AssistantMessageBuilder(model, now());
+  // Events already parsed when the signal fires are not delivered: the next one is `aborted`,
+  // and its message holds what was delivered.
+  let shown: AssistantMessage | undefined;
+  const emitLive = (event: AssistantMessageEvent) => {
+    if (signal.aborted) throw new Error("aborted");
+    emit(event);
+    if ("partial" in event) shown = event.partial;
+  };
   try {
     const baseUrl = (config.baseUrl ?? (typeof model.baseUrl === "string" ? model.baseUrl : undefined) ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
     let body = buildChatCompletionRequest(model, context.messages, options, { ...config, baseUrl });
@@ -117,7 +126,7 @@ async function run(
     if (!response.ok) throw await httpFailure(response, now());
     if (!response.body) throw new StreamFailure(`HTTP ${response.status}: the response has no body`, { kind: "protocol", retryable: false });
 
-    emit(builder.start());
+    emitLive(builder.start());
     const reader = new ChatCompletionReader(builder, model);
     try {
       for await (const message of readServerSentEvents(response.body)) {
@@ -130,17 +139,19 @@ async function run(
         } catch {
           throw new StreamFailure(`Malformed JSON in a stream chunk: ${truncate(data, 200)}`, { kind: "protocol", retryable: false });
         }
-        for (const event of reader.chunk(chunk)) emit(event);
+        if (signal.aborted) throw new Error("aborted");
+        for (const event of reader.chunk(chunk)) emitLive(event);
       }
     } catch (error) {
       if (error instanceof StreamFailure || signal.aborted) throw error;
       throw new StreamFailure(`Network error while streaming the response: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
     }
     if (signal.aborted) throw new Error("aborted");
-    for (const event of reader.finish()) emit(event);
+    for (const event of reader.finish()) emitLive(event);
   } catch (error) {
     if (signal.aborted) {
-      emit(builder.fail("aborted", "Request was aborted"));
+      const message = failedAssistantMessage(model, "Request was aborted", "aborted", builder.partial.timestamp, shown);
+      emit({ type: "error", reason: "aborted", error: message });
     } else if (error instanceof StreamFailure) {
       const event = builder.fail("error", error.message);
       recordProviderFailure(event.error, error.failure);

@@ -89,6 +89,7 @@ function proxyRequest(config: StreamProxyOptions, model: Model, context: LlmCont
       let ended = false;
       try {
         for await (const message of readServerSentEvents(response.body)) {
+          if (signal.aborted) break;
           let wire: ProxyEvent;
           try {
             wire = JSON.parse(message.data) as ProxyEvent;

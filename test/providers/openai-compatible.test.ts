@@ -355,6 +355,41 @@ describe("openaiCompatible: cancellation (issue 4, SPEC L10)", () => {
     expect(s.clientClosed).toEqual([0]);
   });
 
+  it("issue 4 · events already read when the signal fires are not delivered (one write holds the whole stream)", async () => {
+    const s = await serve(sseResponse("text.sse"));
+    const controller = new AbortController();
+    const events = await lastValueFrom(
+      events$(provider(s), weatherContext(), { signal: controller.signal }).pipe(
+        tap((event) => {
+          if (event.type === "text_delta") controller.abort();
+        }),
+        toArray(),
+      ),
+    );
+    expect(shape(events)).toEqual(["start", "text_start", "text_delta", "error"]);
+    expect(finalMessage(events)).toMatchObject({ stopReason: "aborted", content: [{ type: "text", text: "Hel" }] });
+  });
+
+  it("issue 4 · an abort while the blocks close (on text_end) still ends `aborted`, never `done`; an abort on done changes nothing", async () => {
+    const s = await serve(sseResponse("text.sse"));
+    const run = async (abortOn: AssistantMessageEvent["type"]) => {
+      const controller = new AbortController();
+      return lastValueFrom(
+        events$(provider(s), weatherContext(), { signal: controller.signal }).pipe(
+          tap((event) => {
+            if (event.type === abortOn) controller.abort();
+          }),
+          toArray(),
+        ),
+      );
+    };
+    const onEnd = await run("text_end");
+    expect(shape(onEnd)).toEqual(["start", "text_start", "text_delta×6", "text_end", "error"]);
+    expect(onEnd.at(-1)).toMatchObject({ type: "error", reason: "aborted" });
+    const onDone = await run("done");
+    expect(shape(onDone)).toEqual(["start", "text_start", "text_delta×6", "text_end", "done"]);
+  });
+
   it("issue 4 · unsubscribing mid-stream cancels the HTTP request and emits nothing more", async () => {
     const s = await serve(slow());
     const stop = new Subject<void>();
