@@ -122,23 +122,18 @@ export function runAgentLoop(input: AgentLoopRun): Observable<AgentEvent> {
     if (outer?.aborted) controller.abort(outer.reason);
     else outer?.addEventListener("abort", forwardAbort);
     let settledRun = false;
-    const subscription = runEvents(input, controller).subscribe({
-      next: (event) => subscriber.next(event),
-      error: (error) => {
-        settledRun = true;
-        subscriber.error(error);
-      },
-      complete: () => {
-        settledRun = true;
-        subscriber.complete();
-      },
-    });
-    return () => {
+    // Subscribed with `subscriber` itself, so both are linked from the first event: a consumer
+    // that leaves inside `next` while a synchronous run is still inside `subscribe` (`take(n)`)
+    // stops it there — no tool or provider call after that (issue 7 cancellation sweep).
+    runEvents(input, controller)
+      .pipe(tap({ error: () => (settledRun = true), complete: () => (settledRun = true) }))
+      .subscribe(subscriber);
+    // Added after the run's subscription: torn down first, aborted second, so nothing reacts to
+    // the abort by emitting (SPEC L10). Runs at once when the consumer already left.
+    subscriber.add(() => {
       outer?.removeEventListener("abort", forwardAbort);
-      subscription.unsubscribe();
-      // Torn down first, aborted second: nothing reacts to the abort by emitting (SPEC L10).
       if (!settledRun) controller.abort(new DOMException("The run was unsubscribed", "AbortError"));
-    };
+    });
   });
 }
 
@@ -185,6 +180,8 @@ class Run {
   readonly now: () => number;
   readonly tracker = new RunTracker((message) => this.append(message));
   readonly emitter: Emitter;
+  /** Set when the run failed and `failure()` took over the events. */
+  failing = false;
   /** Set when the run failed and `failure()` took over the events. */
   failing = false;
 
@@ -576,6 +573,11 @@ function failure(run: Run, error: unknown): Observable<AgentEvent> {
     if (tracker.executing.has(call.id)) {
       events.push({ type: "tool_execution_end", toolCallId: call.id, toolName: call.name, result: outcome.result, isError: true });
     }
+    events.push({ type: "message_start", message }, { type: "message_end", message });
+  }
+  // Polled or prepared messages that never reached their turn are kept, after the batch's results.
+  for (const message of run.waiting.slice()) {
+    run.append(message);
     events.push({ type: "message_start", message }, { type: "message_end", message });
   }
   // Polled or prepared messages that never reached their turn are kept, after the batch's results.

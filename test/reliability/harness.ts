@@ -7,7 +7,7 @@
  * Nothing here uses a promise: tools, hooks, listeners and the provider are plain values or
  * Observables on the TestScheduler, so one scenario is one synchronous, deterministic flush.
  */
-import { config as rxConfig, map, mergeMap, Observable, type Subscription, throwError, timer } from "rxjs";
+import { config as rxConfig, map, mergeMap, Observable, Subscriber, type Subscription, throwError, timer } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { Agent } from "../../src/agent.js";
 import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
@@ -371,6 +371,8 @@ export function runScenario(scenario: Scenario): Trace {
         next: (event: AgentEvent) => {
           if (scenario.via === "loop") record(event);
           trace.subscriberEvents.push(event);
+          const at = scenario.cancelAtEvent;
+          if (at && trace.subscriberEvents.length - 1 === at.index) cancel(at.kind);
         },
         error: (error: unknown) => {
           trace.error = error ?? new Error("errored with undefined");
@@ -409,25 +411,30 @@ export function runScenario(scenario: Scenario): Trace {
         for (let i = 0; i < scenario.steerBeforeStart; i++) queue("steer");
       }
 
+      const cancel = (kind: "abort" | "unsubscribe"): void => {
+        if (isActive() && !trace.cancel) trace.cancel = { ...stamp(), kind };
+        if (kind === "abort") return scenario.via === "agent" ? agent!.abort() : controller.abort();
+        if (scenario.via !== "agent") active = false;
+        if (!unsubscribed && !trace.unsubscribed) trace.unsubscribed = stamp();
+        unsubscribed = true;
+        subscription?.unsubscribe();
+      };
+      let unsubscribed = false;
+      // A Subscriber, not a plain observer: unsubscribing from inside `next` works even while a
+      // synchronous run is still inside `subscribe` (what `take(n)` does).
+      const sink = new Subscriber<AgentEvent>(observer);
+      subscription = sink;
       for (const action of scenario.actions) {
         scheduler.schedule(() => {
-          if ((action.kind === "abort" || action.kind === "unsubscribe") && isActive() && !trace.cancel) trace.cancel = { ...stamp(), kind: action.kind };
-          switch (action.kind) {
-            case "steer":
-            case "followUp":
-              return queue(action.kind);
-            case "abort":
-              return scenario.via === "agent" ? agent!.abort() : controller.abort();
-            case "unsubscribe":
-              if (scenario.via !== "agent") active = false;
-              if (subscription && !subscription.closed && !trace.unsubscribed) trace.unsubscribed = stamp();
-              return subscription?.unsubscribe();
-          }
+          if (action.kind === "steer" || action.kind === "followUp") return queue(action.kind);
+          // Leaving after the run completed is no cancellation.
+          if (action.kind === "unsubscribe" && (subscription?.closed ?? true)) return;
+          return cancel(action.kind);
         }, action.frame);
       }
 
       if (scenario.via === "agent") {
-        subscription = agent!.prompt$("go").subscribe(observer);
+        agent!.prompt$("go").subscribe(sink);
       } else {
         const context = contextWith(tools);
         trace.initialMessages = context.messages.slice();
@@ -444,7 +451,7 @@ export function runScenario(scenario: Scenario): Trace {
           scenario.via === "loop"
             ? agentLoop([prompt], context, config, controller.signal, streamFn)
             : runAgentLoop({ prompts: [prompt], context, config, signal: controller.signal, streamFn, emit: (event) => listen(event) });
-        subscription = run$.subscribe(observer);
+        run$.subscribe(sink);
       }
     });
   } finally {

@@ -77,6 +77,8 @@ export interface Scenario {
   actions: UserAction[];
   /** Messages queued before the run starts. */
   steerBeforeStart: number;
+  /** Cancel from inside the subscriber's `next`, on the event with this index (cancellation sweep). */
+  cancelAtEvent?: { index: number; kind: "abort" | "unsubscribe" };
 }
 
 const behaviourArb: fc.Arbitrary<ToolBehaviour> = fc.record({

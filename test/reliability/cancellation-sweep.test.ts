@@ -1,0 +1,94 @@
+/**
+ * Issue 7 · cancellation at every point: one rich scenario (thinking, text, a parallel batch with
+ * progress, a sequential batch, an override, a prepared message, steering and follow-up, hooks
+ * and listeners that take frames), cancelled from inside the subscriber's `next` at every event
+ * index in turn — by unsubscribing, and separately by aborting — through `agentLoop`,
+ * `runAgentLoop` with a waiting emit, and `Agent.prompt$`, with a synchronous and a paced
+ * provider. Every cancelled run must keep every invariant.
+ */
+import { describe, expect, it } from "vitest";
+import { runScenario } from "./harness.js";
+import { violations } from "./replay.js";
+import type { Scenario } from "./scenario.js";
+
+function rich(via: Scenario["via"], providerDelay: Scenario["providerDelay"]): Scenario {
+  const slow = (frames: number, updates: number) => ({ kind: "observable" as const, frames, updates, outcome: "ok" as const });
+  return {
+    via,
+    steeringMode: "one-at-a-time",
+    followUpMode: "all",
+    toolExecution: "parallel",
+    providerDelay,
+    steerBeforeStart: 0,
+    turns: [
+      {
+        stop: "natural",
+        fault: "none",
+        blocks: [
+          { t: "thinking", text: "let me look" },
+          { t: "text", text: "Checking." },
+          { t: "call", id: "a", tool: "t0", args: "valid", behaviour: slow(3, 2) },
+          { t: "call", id: "b", tool: "slow", args: "numericString", behaviour: slow(5, 0) },
+          { t: "call", id: "c", tool: "t1", args: "valid", behaviour: { kind: "plain", frames: 0, updates: 1, outcome: "ok" } },
+          { t: "call", id: "d", tool: "nope", args: "valid", behaviour: slow(1, 0) },
+        ],
+      },
+      {
+        stop: "natural",
+        fault: "none",
+        blocks: [
+          { t: "text", text: "More." },
+          { t: "call", id: "e", tool: "seq", args: "valid", behaviour: slow(2, 1) },
+          { t: "call", id: "f", tool: "t0", args: "valid", behaviour: { kind: "plain", frames: 0, updates: 0, outcome: "throw" } },
+        ],
+      },
+      { stop: "natural", fault: "none", blocks: [{ t: "text", text: "Done for now." }] },
+      { stop: "natural", fault: "none", blocks: [{ t: "text", text: "Follow-up answered." }] },
+    ],
+    hooks: {
+      before: ["allow", "allow", "allow", "allow", "allow"],
+      after: ["keep", "override", "keep"],
+      finishTurn: null,
+      prepareNextTurn: [1, 0],
+      hookDelay: 0,
+      throwIn: null,
+      listenerDelay: via === "loop" ? 0 : 1,
+    },
+    actions: [
+      { frame: 1, kind: "steer" },
+      { frame: 2, kind: "followUp" },
+    ],
+  };
+}
+
+const combos: [Scenario["via"], Scenario["providerDelay"]][] = [
+  ["loop", "sync"],
+  ["loop", 1],
+  ["loop-emit", "sync"],
+  ["loop-emit", 1],
+  ["agent", "sync"],
+  ["agent", 1],
+];
+
+describe("issue 7 · cancellation at every event index", () => {
+  for (const [via, delay] of combos) {
+    for (const kind of ["unsubscribe", "abort"] as const) {
+      it(`L10 ${via}, provider ${delay === "sync" ? "synchronous" : "paced"}: ${kind} at every event`, () => {
+        const base = rich(via, delay);
+        const full = runScenario(base);
+        // The uncancelled run is rich: several turns, tools, steering and follow-up.
+        expect(violations(base).violations).toEqual([]);
+        const total = full.subscriberEvents.length;
+        expect(total).toBeGreaterThan(40);
+        expect(full.executes.length).toBeGreaterThanOrEqual(4);
+        for (let index = 0; index < total; index++) {
+          const scenario: Scenario = { ...base, cancelAtEvent: { index, kind } };
+          const { trace, violations: found } = violations(scenario);
+          if (found.length > 0) throw new Error(`${kind} at event #${index} (${via}, provider ${delay}):\n  - ${found.join("\n  - ")}`);
+          // The cancel happened while the run was active, except at the very last event.
+          if (index < total - 1) expect(trace.cancel?.kind).toBe(kind);
+        }
+      });
+    }
+  }
+});
