@@ -1,7 +1,8 @@
 /**
  * Random sessions in virtual time (SPEC L7, L10, A2, A4, A5): replies with tool batches of
  * random durations, steering and follow-up messages sent at random frames in random modes,
- * slow listeners, sometimes an abort. Whatever happens, the invariants hold:
+ * slow listeners, sometimes an abort (`abort()` or unsubscribing from `prompt$()`). Whatever
+ * happens, the invariants hold:
  *
  * - the agent ends idle, and its transcript is exactly what the events committed;
  * - every queued message is either in the transcript once or still queued (nothing lost or doubled),
@@ -23,6 +24,8 @@ interface Scenario {
   followUpMode: "all" | "one-at-a-time";
   listenerDelay: number; // frames a listener holds each message_end (0 = none)
   abortAt: number | undefined;
+  /** `agent.abort()`, or unsubscribing from `prompt$()` (SPEC A7: that aborts the run too). */
+  abortBy: "abort" | "unsubscribe";
 }
 
 const scenario: fc.Arbitrary<Scenario> = fc.record({
@@ -32,6 +35,7 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
   followUpMode: fc.constantFrom("all" as const, "one-at-a-time" as const),
   listenerDelay: fc.constantFrom(0, 0, 1, 3),
   abortAt: fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }),
+  abortBy: fc.constantFrom("abort" as const, "unsubscribe" as const),
 });
 
 const role = (m: AgentMessage | undefined): string | undefined => (m as Message | undefined)?.role;
@@ -74,12 +78,12 @@ function runScenario(sc: Scenario): void {
         else agent.followUp(text);
       }, action.frame);
     });
-    if (sc.abortAt !== undefined) scheduler.schedule(() => agent.abort(), sc.abortAt);
-    agent.prompt$("go").subscribe({ complete: () => (completed = true) });
+    const subscription = agent.prompt$("go").subscribe({ complete: () => (completed = true) });
+    if (sc.abortAt !== undefined) scheduler.schedule(() => (sc.abortBy === "abort" ? agent.abort() : subscription.unsubscribe()), sc.abortAt);
   });
 
   // idle, and the transcript is what the events committed
-  expect(completed).toBe(true);
+  expect(completed || (sc.abortBy === "unsubscribe" && sc.abortAt !== undefined)).toBe(true);
   expect(agent.state.isStreaming).toBe(false);
   expect(agent.state.pendingToolCalls.size).toBe(0);
   const messages = agent.state.messages;
