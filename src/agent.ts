@@ -253,15 +253,22 @@ export class Agent {
       const last = messages[messages.length - 1] as { role?: string } | undefined;
       if (!last || messages.every((m) => (m as { role?: string }).role === "system")) throw new Error("No messages to continue from");
       if (last.role === "assistant") {
-        const steering = this.steeringQueue.drain();
-        if (steering.length > 0) return this.run({ prompts: steering, skipInitialSteeringPoll: true });
-        const followUp = this.followUpQueue.drain();
-        if (followUp.length > 0) return this.run({ prompts: followUp });
+        // Taken from a queue only once the run exists: a run that cannot start (no streamFn) loses nothing.
+        const steering = this.steeringQueue.peek();
+        if (steering.length > 0) return this.takeAndRun(this.steeringQueue, this.run({ prompts: steering, skipInitialSteeringPoll: true }));
+        const followUp = this.followUpQueue.peek();
+        if (followUp.length > 0) return this.takeAndRun(this.followUpQueue, this.run({ prompts: followUp }));
         throw new Error("Cannot continue from message role: assistant");
       }
       assertCanContinue(messages);
       return this.run({});
     });
+  }
+
+  /** Drains what `queue.peek()` showed (the run's prompts), then hands back the run. */
+  private takeAndRun(queue: MessageQueue, run: Observable<AgentEvent>): Observable<AgentEvent> {
+    queue.drain();
+    return run;
   }
 
   private untilDone(start: () => Observable<AgentEvent>): Promise<void> {

@@ -170,6 +170,23 @@ describe("A3: continue()", () => {
     expect(roles(agent.state.messages)).toEqual(["user", "assistant"]);
   });
 
+  it("A3: a continue() that cannot start (no streamFn) leaves the queued messages queued", async () => {
+    const agent = agentWith({ initialState: { messages: [user("q"), assistant("a")] } });
+    agent.steer("s1");
+    agent.followUp("f1");
+    await expect(agent.continue()).rejects.toThrow(/streamFn/);
+    expect(agent.peekQueuedMessages().map(textOf)).toEqual(["s1"]);
+    agent.clearSteeringQueue();
+    await expect(agent.continue()).rejects.toThrow(/streamFn/);
+    expect(agent.peekQueuedMessages().map(textOf)).toEqual(["f1"]);
+    // once there is a provider, the queued messages run
+    const provider = fauxProvider([{ content: "r1" }]);
+    agent.streamFn = provider;
+    await agent.continue();
+    expect(userTexts(provider.requests[0]!.messages)).toEqual(["q", "f1"]);
+    expect(agent.state.isStreaming).toBe(false);
+  });
+
   it("A3: the next prompt works after a rejected continue()", async () => {
     const provider = fauxProvider([{ content: "fine" }]);
     const agent = agentWith({ streamFn: provider, initialState: { messages: [user("q"), assistant("a")] } });
