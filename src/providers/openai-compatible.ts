@@ -84,6 +84,23 @@ export function streamChatCompletion(
   return fromAbortableRun<AssistantMessageEvent>((emit, signal) => run(config, model, context, options, emit, signal), options.signal);
 }
 
+/** The URL and the `fetch` options of one request (the signal is added by the caller). */
+function prepareRequest(config: OpenAICompatibleOptions, model: Model, context: LlmContext, options: StreamOptions): { url: string; baseUrl: string; init: RequestInit } {
+  const baseUrl = (config.baseUrl ?? (typeof model.baseUrl === "string" ? model.baseUrl : undefined) ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+  let body = buildChatCompletionRequest(model, context.messages, options, { ...config, baseUrl });
+  body = config.onRequest?.(body, model) ?? body;
+  const apiKey = options.apiKey ?? config.apiKey;
+  const modelHeaders = model.headers && typeof model.headers === "object" ? (model.headers as Record<string, string>) : undefined;
+  const headers = new Headers({ "content-type": "application/json", accept: "text/event-stream" });
+  if (apiKey) headers.set("authorization", `Bearer ${apiKey}`);
+  // Later sources win, whatever the case of their header names.
+  for (const source of [modelHeaders, config.headers, options.headers]) {
+    for (const [name, value] of Object.entries(source ?? {})) headers.set(name, value);
+  }
+  return { url: `${baseUrl}/chat/completions`, baseUrl, init: { method: "POST", headers, body: JSON.stringify(body) } };
+}
+
+/** One request: send, check the status, read the stream; every outcome ends in one final event. */
 async function run(
   config: OpenAICompatibleOptions,
   model: Model,
@@ -103,22 +120,12 @@ async function run(
     if ("partial" in event) shown = event.partial;
   };
   try {
-    const baseUrl = (config.baseUrl ?? (typeof model.baseUrl === "string" ? model.baseUrl : undefined) ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
-    let body = buildChatCompletionRequest(model, context.messages, options, { ...config, baseUrl });
-    body = config.onRequest?.(body, model) ?? body;
-    const apiKey = options.apiKey ?? config.apiKey;
-    const modelHeaders = model.headers && typeof model.headers === "object" ? (model.headers as Record<string, string>) : undefined;
-    const headers = new Headers({ "content-type": "application/json", accept: "text/event-stream" });
-    if (apiKey) headers.set("authorization", `Bearer ${apiKey}`);
-    // Later sources win, whatever the case of their header names.
-    for (const source of [modelHeaders, config.headers, options.headers]) {
-      for (const [name, value] of Object.entries(source ?? {})) headers.set(name, value);
-    }
+    const { url, baseUrl, init } = prepareRequest(config, model, context, options);
     const fetchFn = config.fetch ?? globalThis.fetch;
 
     let response: Response;
     try {
-      response = await fetchFn(`${baseUrl}/chat/completions`, { method: "POST", headers, body: JSON.stringify(body), signal });
+      response = await fetchFn(url, { ...init, signal });
     } catch (error) {
       if (signal.aborted) throw error;
       throw new StreamFailure(`Network error: could not reach ${baseUrl}: ${describeNetworkError(error)}`, { kind: "network", retryable: true });

@@ -6,7 +6,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { lastValueFrom, NEVER, Observable, of, Subject, takeUntil, tap, toArray } from "rxjs";
+import { lastValueFrom, NEVER, Observable, of, takeWhile, tap, toArray } from "rxjs";
 import { emptyAssistantMessage } from "../../src/assistant-message.js";
 import type { AssistantMessageEvent, StreamFn } from "../../src/messages.js";
 import { toNodeListener } from "../../src/providers/node-adapter.js";
@@ -131,11 +131,15 @@ describe("streamProxy + createProxyHandler over real HTTP (issue 4)", () => {
   it("issue 4 · unsubscribing the client also cancels the upstream request", async () => {
     const up = await serveUpstream({ status: 200, headers: { "content-type": "text/event-stream" }, chunks: [], drip: ": keep-alive\n\n", delayMs: 20 });
     const url = await startProxy();
-    const stop = new Subject<void>();
-    const done = lastValueFrom(events$(streamProxy({ url, authToken: TOKEN }), weatherContext()).pipe(takeUntil(stop), toArray()));
-    while (up.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    stop.next();
-    expect((await done).map((e) => e.type)).toEqual(["start"]);
+    // Unsubscribe as soon as the response started (the upstream request is then open).
+    const events = await lastValueFrom(
+      events$(streamProxy({ url, authToken: TOKEN }), weatherContext()).pipe(
+        takeWhile((event) => event.type !== "start", true),
+        toArray(),
+      ),
+    );
+    expect(events.map((e) => e.type)).toEqual(["start"]);
+    expect(up.requests).toHaveLength(1);
     await up.waitForClientClose(0);
   });
 
