@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { concat, concatMap, defer, EMPTY, from, mergeMap, type Observable } from "rxjs";
+import { concatMap, defer, EMPTY, from, mergeMap, type Observable } from "rxjs";
+import { concat } from "./internal/concat.js";
 import type { ToolCall, ToolResultMessage } from "./messages.js";
 import type { Emitter } from "./internal/emitter.js";
 import {

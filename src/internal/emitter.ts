@@ -5,7 +5,8 @@
  * @internal
  * @module
  */
-import { concat, concatMap, defer, type Observable, of, throwError } from "rxjs";
+import { defer, Observable, of, Subscriber, type Subscription, throwError } from "rxjs";
+import { concat } from "./concat.js";
 import type { AgentEmit, AgentEvent } from "../types.js";
 import { settled } from "./maybe-async.js";
 
@@ -33,11 +34,80 @@ export class Emitter {
   /** Several events in order, each through {@link Emitter.one}. */
   all(events: readonly AgentEvent[]): Observable<AgentEvent> {
     if (!this.emit) return of(...events);
-    return of(...events).pipe(concatMap((event) => this.one(event)));
+    return emitEach(of(...events), this.emit);
   }
 
   /** A stream of events, passed through untouched when nobody waits (the hot streaming path). */
   stream(events: Observable<AgentEvent>): Observable<AgentEvent> {
-    return this.emit ? events.pipe(concatMap((event) => this.one(event))) : events;
+    return this.emit ? emitEach(events, this.emit) : events;
   }
+}
+
+/**
+ * `events.pipe(concatMap((event) => emitter.one(event)))` without an inner subscription per
+ * event: when `emit` returns nothing to wait for (a synchronous listener), the event goes
+ * straight through; only a returned promise or Observable holds back the events behind it.
+ * The per-event `defer` + `of` + inner subscriber of `concatMap` were the largest cost of an
+ * `Agent` run with a synchronous listener (issue 6 benchmarks).
+ */
+function emitEach(events: Observable<AgentEvent>, emit: AgentEmit): Observable<AgentEvent> {
+  return new Observable<AgentEvent>((subscriber) => {
+    const queued: AgentEvent[] = [];
+    let waiting: Subscription | undefined;
+    let isWaiting = false;
+    let draining = false;
+    let upstreamDone = false;
+
+    const settle = (): void => {
+      if (!isWaiting && queued.length === 0 && upstreamDone) subscriber.complete();
+    };
+    /** Same order as `one`: `emit` first, then the event, then the wait (a throwing `emit` still lets the event out). */
+    const deliver = (event: AgentEvent): void => {
+      let wait: Observable<never> | undefined;
+      try {
+        wait = settled(emit(event));
+      } catch (error) {
+        subscriber.next(event);
+        subscriber.error(error);
+        return;
+      }
+      subscriber.next(event);
+      if (!wait || subscriber.closed) return;
+      isWaiting = true;
+      waiting = wait.subscribe({
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => {
+          isWaiting = false;
+          waiting = undefined;
+          drain();
+        },
+      });
+      if (!isWaiting) waiting = undefined;
+    };
+    const drain = (): void => {
+      if (draining) return;
+      draining = true;
+      while (!isWaiting && queued.length > 0 && !subscriber.closed) deliver(queued.shift()!);
+      draining = false;
+      settle();
+    };
+
+    // Linked before subscribing, so a consumer that leaves inside a synchronous upstream stops it
+    // at once (issue 7), as `concatMap` did.
+    subscriber.add(() => waiting?.unsubscribe());
+    const upstream = new Subscriber<AgentEvent>({
+      next: (event) => {
+        if (subscriber.closed) return;
+        if (isWaiting || queued.length > 0) queued.push(event);
+        else deliver(event);
+      },
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => {
+        upstreamDone = true;
+        settle();
+      },
+    });
+    subscriber.add(upstream);
+    events.subscribe(upstream);
+  });
 }

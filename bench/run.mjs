@@ -1,0 +1,277 @@
+#!/usr/bin/env node
+/**
+ * rxagent vs @earendil-works/pi-agent-core 1.6.0, side by side (issue 6).
+ *
+ *   node bench/run.mjs            the full run (a few minutes), writes bench/RESULTS.md and bench/results.json
+ *   node bench/run.mjs --quick    fewer runs and sizes, to check the harness (results not written)
+ *
+ * Installs bench/'s own dependencies on first use (npm ci) and builds rxagent (npm run build at
+ * the root) when dist/ is missing. Every workload runs in fresh child processes; see
+ * workers/*.mjs for how each figure is taken.
+ */
+import { execFileSync, execSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { lastJson, median, round, summary } from "./lib/stats.mjs";
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const rootDir = path.resolve(benchDir, "..");
+const quick = process.argv.includes("--quick");
+const started = Date.now();
+
+function log(message) {
+  process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${message}\n`);
+}
+
+// ── setup ────────────────────────────────────────────────────────────────────────────────
+if (!existsSync(path.join(benchDir, "node_modules/@earendil-works/pi-agent-core")) || !existsSync(path.join(benchDir, "node_modules/esbuild"))) {
+  log("installing bench dependencies (npm ci in bench/)");
+  execSync("npm ci --no-audit --no-fund", { cwd: benchDir, stdio: "inherit" });
+}
+if (!existsSync(path.join(rootDir, "dist/index.js"))) {
+  log("building rxagent (npm run build)");
+  execSync("npm run build", { cwd: rootDir, stdio: "inherit" });
+}
+
+function node(args, { gc = false } = {}) {
+  const flags = gc ? ["--expose-gc"] : [];
+  return lastJson(execFileSync(process.execPath, [...flags, ...args], { cwd: benchDir, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"] }));
+}
+
+function git(args) {
+  try {
+    return execFileSync("git", args, { cwd: rootDir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+const referenceVersion = JSON.parse(execFileSync(process.execPath, ["-p", "JSON.stringify(require('@earendil-works/pi-agent-core/package.json'))"], { cwd: benchDir, encoding: "utf8" })).version;
+const machine = {
+  cpu: os.cpus()[0]?.model ?? "unknown",
+  cores: os.cpus().length,
+  memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+  node: process.version,
+  v8: process.versions.v8,
+  platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+  loadAverageAtStart: os.loadavg().map((l) => round(l, 2)),
+};
+const provenance = {
+  date: new Date().toISOString(),
+  rxagentCommit: git(["rev-parse", "--short", "HEAD"]),
+  rxagentWorkingTreeDirty: (git(["status", "--porcelain", "--", "src"]) ?? "").length > 0,
+  reference: `@earendil-works/pi-agent-core@${referenceVersion}`,
+  referenceEngines: ">=22.19.0 (declared); loaded and ran on this Node without changes",
+};
+
+const VARIANTS = ["reference:pi", "rxagent:pi", "rxagent:observable"];
+const LABEL = {
+  "reference:pi": "reference, pi-ai stream",
+  "rxagent:pi": "rxagent, the same pi-ai stream",
+  "rxagent:observable": "rxagent, native Observable provider",
+};
+
+// ── timing ───────────────────────────────────────────────────────────────────────────────
+function timing(kind, workload, size, { warmup, runs, runsFor, warmupFor }) {
+  log(`timing ${workload} ${size} (${warmup} warm-up + ${runs} runs, alternating)`);
+  const raw = node(["workers/timing.mjs", JSON.stringify({ kind, workload, size, variants: VARIANTS, warmup, runs, runsFor, warmupFor })]);
+  const out = {};
+  for (const [variant, r] of Object.entries(raw)) out[variant] = { wallMs: summary(r.wall.map((v) => round(v, 3))), cpuMs: summary(r.cpu.map((v) => round(v, 3))), check: r.check };
+  // Both runtimes must have done the same work.
+  const checks = new Set(Object.values(out).map((r) => JSON.stringify(r.check)));
+  if (checks.size !== 1) throw new Error(`${workload} ${size}: runtimes disagree: ${[...checks].join(" vs ")}`);
+  return out;
+}
+
+const sizes = quick ? { deltas: 20_000, toolTurns: 200, longRuns: [500, 2000] } : { deltas: 100_000, toolTurns: 1_000, longRuns: [1_000, 4_000, 16_000] };
+const timings = {
+  streaming: { kind: "loop", size: sizes.deltas, variants: timing("loop", "streaming", sizes.deltas, { warmup: 3, runs: quick ? 5 : 15 }) },
+  toolHeavy: { kind: "loop", size: sizes.toolTurns, variants: timing("loop", "tool-heavy", sizes.toolTurns, { warmup: 3, runs: quick ? 5 : 15 }) },
+  longRun: sizes.longRuns.map((turns) => ({
+    kind: "agent",
+    size: turns,
+    variants: timing("agent", "long-run", turns, turns >= 16_000 ? { warmup: 1, runs: 5 } : turns >= 4_000 ? { warmup: 2, runs: 9 } : { warmup: 3, runs: quick ? 5 : 15 }),
+  })),
+};
+
+// ── memory ───────────────────────────────────────────────────────────────────────────────
+function memory(kind, workload, size, reps) {
+  log(`memory ${workload} ${size} (${reps} processes per variant, alternating)`);
+  const samples = Object.fromEntries(VARIANTS.map((v) => [v, []]));
+  for (let rep = 0; rep < reps; rep++) {
+    for (const variant of rep % 2 ? [...VARIANTS].reverse() : VARIANTS) {
+      samples[variant].push(node(["workers/memory.mjs", JSON.stringify({ kind, workload, size, variant })], { gc: true }));
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(samples).map(([variant, list]) => [
+      variant,
+      {
+        peakRssMiB: summary(list.map((s) => round(s.peakRss / 2 ** 20, 2))),
+        baselineRssMiB: summary(list.map((s) => round(s.baselineRss / 2 ** 20, 2))),
+        heapRetainedKiB: summary(list.map((s) => round(s.heapRetained / 1024, 1))),
+      },
+    ]),
+  );
+}
+const memoryReps = quick ? 1 : 3;
+const memoryResults = {
+  streaming: { size: sizes.deltas, variants: memory("loop", "streaming", sizes.deltas, memoryReps) },
+  longRun: sizes.longRuns.map((turns) => ({ size: turns, variants: memory("agent", "long-run", turns, memoryReps) })),
+};
+
+// ── size and start-up ────────────────────────────────────────────────────────────────────
+log("bundle sizes (esbuild)");
+const sizeResults = node(["workers/size.mjs"]);
+function importTimes(reps) {
+  log(`cold import (${reps} fresh processes per runtime, alternating)`);
+  const samples = { reference: [], rxagent: [] };
+  for (let rep = 0; rep < reps; rep++) for (const name of rep % 2 ? ["rxagent", "reference"] : ["reference", "rxagent"]) samples[name].push(node(["workers/import-time.mjs", name]));
+  return Object.fromEntries(
+    Object.entries(samples).map(([name, list]) => [name, { ms: summary(list.map((s) => round(s.ms, 2))), rssAddedMiB: summary(list.map((s) => round(s.rssAdded / 2 ** 20, 2))) }]),
+  );
+}
+const importResults = importTimes(quick ? 3 : 11);
+machine.loadAverageAtEnd = os.loadavg().map((l) => round(l, 2));
+
+// ── targets ──────────────────────────────────────────────────────────────────────────────
+const ratio = (ref, rx) => round(ref / rx, 2);
+const med = (entry, variant) => entry.variants[variant].wallMs.median;
+const longest = timings.longRun.at(-1);
+const shortest = timings.longRun[0];
+const perTurn = (entry, variant) => (med(entry, variant) * 1000) / entry.size;
+const targets = [];
+function target(name, value, goal, met, note) {
+  targets.push({ name, value, goal, met, note });
+}
+target("Streaming, shared async-iterable stream", ratio(med(timings.streaming, "reference:pi"), med(timings.streaming, "rxagent:pi")), "≥ 1.5×", ratio(med(timings.streaming, "reference:pi"), med(timings.streaming, "rxagent:pi")) >= 1.5);
+target("Streaming, native Observable provider", ratio(med(timings.streaming, "reference:pi"), med(timings.streaming, "rxagent:observable")), "≥ 5×", ratio(med(timings.streaming, "reference:pi"), med(timings.streaming, "rxagent:observable")) >= 5);
+target("Tool-heavy (shared stream)", ratio(med(timings.toolHeavy, "reference:pi"), med(timings.toolHeavy, "rxagent:pi")), "≥ 2×", ratio(med(timings.toolHeavy, "reference:pi"), med(timings.toolHeavy, "rxagent:pi")) >= 2, `native Observable provider: ${ratio(med(timings.toolHeavy, "reference:pi"), med(timings.toolHeavy, "rxagent:observable"))}×`);
+target(`Long run at ${longest.size} turns (shared stream)`, ratio(med(longest, "reference:pi"), med(longest, "rxagent:pi")), "≥ 10×", ratio(med(longest, "reference:pi"), med(longest, "rxagent:pi")) >= 10, `native Observable provider: ${ratio(med(longest, "reference:pi"), med(longest, "rxagent:observable"))}×`);
+for (const variant of ["rxagent:pi", "rxagent:observable"]) {
+  const growth = round(perTurn(longest, variant) / perTurn(shortest, variant), 2);
+  target(`Flat per turn, ${LABEL[variant]}: µs/turn at ${longest.size} ÷ at ${shortest.size}`, growth, "≤ 1.25", growth <= 1.25, `${round(perTurn(shortest, variant), 1)} → ${round(perTurn(longest, variant), 1)} µs/turn (reference: ${round(perTurn(shortest, "reference:pi"), 1)} → ${round(perTurn(longest, "reference:pi"), 1)})`);
+}
+const memoryEntries = [{ label: `streaming ${memoryResults.streaming.size}`, entry: memoryResults.streaming }, ...memoryResults.longRun.map((e) => ({ label: `long run ${e.size}`, entry: e }))];
+for (const { label, entry } of memoryEntries) {
+  for (const variant of ["rxagent:pi", "rxagent:observable"]) {
+    const ref = entry.variants["reference:pi"];
+    const rx = entry.variants[variant];
+    target(`Peak RSS, ${label}, ${LABEL[variant]}`, `${rx.peakRssMiB.median} vs ${ref.peakRssMiB.median} MiB`, "≤ reference", rx.peakRssMiB.median <= ref.peakRssMiB.median);
+    target(`Heap retained, ${label}, ${LABEL[variant]}`, `${rx.heapRetainedKiB.median} vs ${ref.heapRetainedKiB.median} KiB`, "≤ reference", rx.heapRetainedKiB.median <= ref.heapRetainedKiB.median);
+  }
+}
+target("Size, rxagent own code (min+gz)", `${sizeResults.rxagentOwn.gzipped} B`, "≤ 10 KB (10 240 B)", sizeResults.rxagentOwn.gzipped <= 10_240, `reference core: ${sizeResults.reference.gzipped} B`);
+
+// ── output ───────────────────────────────────────────────────────────────────────────────
+const results = { provenance, machine, method: methodNotes(), timings, memory: memoryResults, size: sizeResults, coldImport: importResults, targets };
+if (quick) {
+  log("quick run: results not written");
+  console.log(renderMarkdown(results));
+} else {
+  writeFileSync(path.join(benchDir, "results.json"), JSON.stringify(results, null, 2) + "\n");
+  writeFileSync(path.join(benchDir, "RESULTS.md"), renderMarkdown(results));
+  log("wrote bench/results.json and bench/RESULTS.md");
+}
+log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+
+function methodNotes() {
+  return [
+    "Identical scripted provider output for both runtimes: one generator plays each response as pi-ai protocol events (one output message mutated in place, as pi-ai providers do), delivered in batches of at most 1 000 events per macrotask, like a streaming HTTP body.",
+    "The reference gets pi-ai's AssistantMessageEventStream (its required stream type). rxagent gets the very same stream ('shared async-iterable stream'), and separately the same events as an rxjs Observable ('native Observable provider').",
+    "Tools resolve at once (async function). One tool object per runtime per process, as an app defines tools once; both cache the compiled schema per schema object.",
+    "Low-level loop: reference agentLoop with its Agent's default convertToLlm passed in (its agentLoop requires one); rxagent agentLoop with its default (memoized) conversion. Agent: both constructed with { initialState: { model, tools, systemPrompt }, streamFn }, one synchronous listener counting events, one prompt().",
+    "Each workload runs in its own process; the variants run in rotating order within each round (warm-up rounds first, not counted). Reported: median, min–max over the counted runs; ratio = reference median ÷ rxagent median (higher is better for rxagent; for streaming it equals the events-per-second ratio).",
+    "No forced GC between timed runs (a forced full GC shrinks the young generation and the next run pays to regrow it); each runtime's garbage is part of its cost.",
+    "Every run's event count, transcript length, request count and final stop reason are checked equal across runtimes and runs.",
+    "Memory: each runtime in its own process per sample (--expose-gc): peak RSS = process.resourceUsage().maxRSS after the run; heap retained = heapUsed after the run minus before it (both after global.gc(), a tiny warm-up run of the same workload before the baseline so compiled code is not counted), with the Agent or the loop's agent_end messages still referenced.",
+    "Size: esbuild 0.28 bundle + minify of `export { Agent, agentLoop }` (platform browser, ESM, es2022), gzip level 9. Cold import: time of `await import()` of the runtime's entry in a fresh process.",
+  ];
+}
+
+function fmt(value, digits = 1) {
+  return Number(value).toFixed(digits);
+}
+
+function renderMarkdown(r) {
+  const lines = [];
+  const p = (s = "") => lines.push(s);
+  p("# Benchmarks: rxagent vs pi-agent-core");
+  p();
+  p(`Generated by \`npm run bench\` (bench/run.mjs) on ${r.provenance.date}. Machine-readable: [results.json](results.json).`);
+  p();
+  p(`- Machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB; ${r.machine.platform}`);
+  p(`- Node ${r.machine.node} (V8 ${r.machine.v8}); load average ${r.machine.loadAverageAtStart.join(" / ")} at start, ${r.machine.loadAverageAtEnd.join(" / ")} at end (other processes shared the machine).`);
+  p(`- rxagent: commit ${r.provenance.rxagentCommit}${r.provenance.rxagentWorkingTreeDirty ? " with uncommitted changes in src/" : ""}, built with \`npm run build\` (dist/). Reference: ${r.provenance.reference} (engines ${r.provenance.referenceEngines}).`);
+  p();
+  p("## Targets");
+  p();
+  p("| Target | Value | Goal | Met |");
+  p("|---|---|---|---|");
+  for (const t of r.targets) p(`| ${t.name}${t.note ? ` <br><sub>${t.note}</sub>` : ""} | ${typeof t.value === "number" ? `${t.value}${t.goal.includes("×") ? "×" : ""}` : t.value} | ${t.goal} | ${t.met ? "yes" : "**no**"} |`);
+  p();
+  const timingTable = (title, entry, unit) => {
+    p(`### ${title}`);
+    p();
+    const ref = entry.variants["reference:pi"].wallMs;
+    p("| Runtime, provider | Median | Min – max | Runs | Ratio (reference ÷ this) | CPU median |");
+    p("|---|---|---|---|---|---|");
+    for (const variant of VARIANTS) {
+      const w = entry.variants[variant].wallMs;
+      const extra = unit ? ` (${unit(w.median)})` : "";
+      p(`| ${LABEL[variant]} | ${fmt(w.median)} ms${extra} | ${fmt(w.min)} – ${fmt(w.max)} ms | ${w.runs} | ${variant === "reference:pi" ? "1" : `**${fmt(ref.median / w.median, 2)}×**`} | ${fmt(entry.variants[variant].cpuMs.median)} ms |`);
+    }
+    const c = entry.variants["reference:pi"].check;
+    p();
+    p(`Each run: ${c.events} events, ${c.requests} provider requests, ${c.messages} transcript messages, final stop reason \`${c.stopReason}\` (same for every runtime and run).`);
+    p();
+  };
+  p("## 1. Streaming: one response of " + r.timings.streaming.size.toLocaleString("en") + " text deltas, low-level loop");
+  p();
+  timingTable("Time per run", r.timings.streaming, (ms) => `${fmt((r.timings.streaming.variants["reference:pi"].check.events / ms) * 1000 / 1e6, 2)} M events/s`);
+  p("## 2. Tool-heavy: " + r.timings.toolHeavy.size.toLocaleString("en") + " turns × 4 parallel tool calls + 3 text deltas, low-level loop");
+  p();
+  timingTable("Time per run", r.timings.toolHeavy);
+  p("## 3. Long run: the Agent class, one listener, N turns of one tool call each");
+  p();
+  for (const entry of r.timings.longRun) timingTable(`N = ${entry.size.toLocaleString("en")}`, entry, (ms) => `${fmt((ms * 1000) / entry.size, 1)} µs/turn`);
+  p("## 4. Memory (each runtime in its own process; medians of " + r.memory.streaming.variants["reference:pi"].peakRssMiB.runs + " processes)");
+  p();
+  p("| Workload | Runtime, provider | Peak RSS | RSS after import | Heap retained after the run |");
+  p("|---|---|---|---|---|");
+  const memRows = [[`Streaming ${r.memory.streaming.size.toLocaleString("en")}`, r.memory.streaming], ...r.memory.longRun.map((e) => [`Long run ${e.size.toLocaleString("en")}`, e])];
+  for (const [label, entry] of memRows) {
+    for (const variant of VARIANTS) {
+      const m = entry.variants[variant];
+      p(`| ${label} | ${LABEL[variant]} | ${fmt(m.peakRssMiB.median)} MiB | ${fmt(m.baselineRssMiB.median)} MiB | ${fmt(m.heapRetainedKiB.median, 0)} KiB |`);
+    }
+  }
+  p();
+  p("## 5. Size and start-up");
+  p();
+  p("| Bundle (Agent + agentLoop, esbuild --minify, browser ESM) | Minified | Min + gzip |");
+  p("|---|---|---|");
+  for (const key of ["rxagentOwn", "rxagentTotal", "reference"]) {
+    const b = r.size[key];
+    const parts = Object.entries(b.bytesInOutputByPackage)
+      .filter(([k, v]) => v > 0 && k !== "(entry)")
+      .map(([k, v]) => `${k} ${(v / 1024).toFixed(1)} KiB`)
+      .join(", ");
+    p(`| ${b.name} <br><sub>${parts}</sub> | ${b.minified.toLocaleString("en")} B | **${b.gzipped.toLocaleString("en")} B** (${fmt(b.gzipped / 1024, 2)} KiB) |`);
+  }
+  p();
+  p("| Cold import in a fresh process | Median | Min – max | RSS added |");
+  p("|---|---|---|---|");
+  for (const name of ["reference", "rxagent"]) {
+    const c = r.coldImport[name];
+    p(`| ${name === "reference" ? "`import('@earendil-works/pi-agent-core')`" : "`import('rxagent')` (dist/index.js)"} | ${fmt(c.ms.median)} ms | ${fmt(c.ms.min)} – ${fmt(c.ms.max)} ms | ${fmt(c.rssAddedMiB.median)} MiB |`);
+  }
+  p();
+  p("## Method");
+  p();
+  for (const note of r.method) p(`- ${note}`);
+  p();
+  return lines.join("\n");
+}

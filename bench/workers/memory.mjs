@@ -1,0 +1,41 @@
+/**
+ * One runtime, one workload, in its own process (run with --expose-gc).
+ *
+ * Usage: node --expose-gc workers/memory.mjs '{"kind":"loop","workload":"streaming","size":100000,"variant":"rxagent:pi"}'
+ *
+ * 1. import the runtime; baselineRss = process.resourceUsage().maxRSS
+ * 2. run the workload once, cold; peakRss = maxRSS after it (whole process: runtime, its
+ *    dependencies, the scripted provider, the run); drop its result
+ * 3. global.gc(); heapBefore; run it again (now compiled and optimized) keeping what a caller
+ *    keeps (the Agent, or the loop's agent_end messages); global.gc(); heapAfter.
+ *    heapRetained = heapAfter − heapBefore: the run's data (transcript, caches, leaks), not the
+ *    runtime's bytecode and optimized code, which the first run already created.
+ *
+ * Prints one JSON line.
+ */
+import { loadRuntime, runAgent, runLoop } from "../lib/runtimes.mjs";
+
+if (typeof global.gc !== "function") throw new Error("run with --expose-gc");
+const config = JSON.parse(process.argv[2]);
+const [name, form] = config.variant.split(":");
+const lib = await loadRuntime(name);
+const run = () => (config.kind === "loop" ? runLoop(name, lib, config.workload, config.size, form) : runAgent(name, lib, config.workload, config.size, form));
+const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+function settledHeap() {
+  for (let i = 0; i < 3; i++) global.gc();
+  return process.memoryUsage().heapUsed;
+}
+
+const baselineRss = process.resourceUsage().maxRSS * 1024;
+const first = await run();
+const peakRss = process.resourceUsage().maxRSS * 1024;
+const check = { ...first, kept: undefined };
+delete check.kept;
+await settle();
+
+const heapBefore = settledHeap();
+const second = await run();
+await settle();
+const heapAfter = settledHeap();
+const kept = second.kept;
+process.stdout.write(JSON.stringify({ peakRss, baselineRss, heapRetained: heapAfter - heapBefore, check, kept: kept !== undefined }) + "\n");

@@ -1,0 +1,55 @@
+/**
+ * Times one workload for several variants in one fresh process, rotating the variants' order
+ * each round so drift (thermal, other processes, GC debt) hits all of them alike.
+ *
+ * Usage: node workers/timing.mjs '<json>' with
+ *   { kind: "loop" | "agent", workload, size, variants: ["reference:pi", "rxagent:pi", "rxagent:observable"],
+ *     warmup, runs, runsFor?: { "reference:pi": 3 } }
+ * Prints one JSON line: { variant: { wall: number[], cpu: number[], check } }.
+ *
+ * No forced GC between runs: a forced full GC shrinks the young generation, and the next run
+ * then pays for regrowing it (measured: 5-10x slower runs for both runtimes). The runtimes'
+ * own garbage is part of their cost.
+ */
+import { loadRuntime, runAgent, runLoop } from "../lib/runtimes.mjs";
+
+const config = JSON.parse(process.argv[2]);
+const libs = {};
+for (const variant of config.variants) {
+  const [name] = variant.split(":");
+  libs[name] ??= await loadRuntime(name);
+}
+
+async function once(variant) {
+  const [name, form] = variant.split(":");
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const outcome = config.kind === "loop" ? await runLoop(name, libs[name], config.workload, config.size, form) : await runAgent(name, libs[name], config.workload, config.size, form);
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  delete outcome.kept;
+  return { wall, cpu: (cpu.user + cpu.system) / 1000, outcome };
+}
+
+const results = Object.fromEntries(config.variants.map((v) => [v, { wall: [], cpu: [], check: undefined }]));
+const rounds = config.warmup + config.runs;
+for (let round = 0; round < rounds; round++) {
+  const order = config.variants.map((_, i) => config.variants[(i + round) % config.variants.length]);
+  for (const variant of order) {
+    const measured = round >= config.warmup;
+    const wanted = config.runsFor?.[variant] ?? config.runs;
+    // A variant with fewer runs (the reference's slowest size) takes its runs in the last rounds.
+    if (measured && round - config.warmup < config.runs - wanted) continue;
+    if (!measured && round < config.warmup - (config.warmupFor?.[variant] ?? config.warmup)) continue;
+    const { wall, cpu, outcome } = await once(variant);
+    const r = results[variant];
+    r.check ??= outcome;
+    if (JSON.stringify(r.check) !== JSON.stringify(outcome)) throw new Error(`${variant}: runs disagree: ${JSON.stringify(r.check)} vs ${JSON.stringify(outcome)}`);
+    if (measured) {
+      r.wall.push(wall);
+      r.cpu.push(cpu);
+    }
+    if (process.env.BENCH_VERBOSE) process.stderr.write(`  ${config.workload} ${config.size} ${variant} ${measured ? "run" : "warm-up"} ${wall.toFixed(1)} ms\n`);
+  }
+}
+process.stdout.write(JSON.stringify(results) + "\n");
