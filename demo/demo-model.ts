@@ -223,11 +223,11 @@ function summarise(results: ToolResultMessage[]): string {
       return /aborted/i.test(text) ? `- ${result.toolName} was cancelled.` : `- ${result.toolName} failed: ${text}`;
     }
     if (result.toolName === "read_file") return `Here is ${text.replace(/:\n/, ":\n```\n")}\n\`\`\``;
-    if (result.toolName === "get_time") return `- It is ${text}.`;
+    if (result.toolName === "get_time") return `- The time: ${text}.`;
     return `- ${text}`;
   });
-  const header = results.length > 1 ? "Here's what I found:\n" : "";
-  return header + lines.join("\n");
+  if (results.length === 1) return lines[0]!.replace(/^- /, "");
+  return `Here's what I found:\n${lines.join("\n")}`;
 }
 
 function help(text: string, available: Set<string>): string {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { asyncScheduler, map, take, timer, type SchedulerLike } from "rxjs";
+import { asyncScheduler, last, map, take, tap, timer, type SchedulerLike } from "rxjs";
 import type { AgentTool, AgentToolResult } from "../src/index.js";
 
 /** Options shared by the demo tools. */
@@ -59,8 +59,8 @@ function text(value: string): AgentToolResult["content"] {
 const WEATHER_STEPS = ["locating station", "reading observations", "reading forecast"];
 
 /**
- * `get_weather`: an Observable tool. Every emission before the last is a progress update
- * (a `tool_execution_update` event); the last one is the result. Unsubscribing (abort) stops it.
+ * `get_weather`: an Observable tool that reports progress through `onUpdate` (each call is a
+ * `tool_execution_update` event) and emits its result. Unsubscribing (abort) stops it.
  * Each city takes a different time, so parallel calls finish out of order.
  */
 export function weatherTool(options: DemoToolOptions = {}): AgentTool<{ city: string }, ToolProgress | { city: string; tempC: number; conditions: string }> {
@@ -76,17 +76,20 @@ export function weatherTool(options: DemoToolOptions = {}): AgentTool<{ city: st
       required: ["city"],
       additionalProperties: false,
     },
-    execute: (_id, { city }) => {
+    execute: (_id, { city }, _signal, onUpdate) => {
       const known = findCity(city);
       const stepMs = Math.round((known?.latencyMs ?? 150) * speed);
       const steps = WEATHER_STEPS.length;
       return timer(stepMs, stepMs, scheduler).pipe(
         take(steps + 1),
-        map((i): AgentToolResult => {
-          if (i < steps) {
-            const progress = (i + 1) / (steps + 1);
-            return { content: text(`${city}: ${WEATHER_STEPS[i]}…`), details: { progress, step: WEATHER_STEPS[i]! } };
-          }
+        // Progress goes through `onUpdate` as it happens. (An Observable tool may also emit its
+        // updates as values, but the loop can only tell an update from the result when the next
+        // value arrives, so each would show one step late.)
+        tap((i) => {
+          if (i < steps) onUpdate({ content: text(`${city}: ${WEATHER_STEPS[i]}…`), details: { progress: (i + 1) / (steps + 1), step: WEATHER_STEPS[i]! } });
+        }),
+        last(),
+        map((): AgentToolResult => {
           if (!known) {
             return { content: text(`Unknown city "${city}". Known cities: ${CITIES.map((c) => c.name).join(", ")}.`), isError: true };
           }

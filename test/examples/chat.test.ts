@@ -70,7 +70,7 @@ describe("npm start -- --chat (demo model)", () => {
     c.process.stdin.end();
     expect(await c.exited).toBe(0);
     const out = c.stdout();
-    const answer = out.search(/^\[assistant\] - Oslo: 6°C/m);
+    const answer = out.search(/^\[assistant\] Oslo: 6°C/m);
     const followUp = out.indexOf("[user · follow-up] what time is it?");
     expect(answer).toBeGreaterThan(0);
     expect(followUp).toBeGreaterThan(answer);

@@ -1,0 +1,140 @@
+/**
+ * Every example runs with one command (`npx tsx examples/NAME.ts`), exits 0, and prints what
+ * it promises. If a feature an example shows breaks, its assertions here fail.
+ */
+import { readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { indexesInOrder, ROOT, run } from "./support.js";
+
+const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
+
+async function example(name: string, env: Record<string, string> = {}): Promise<string> {
+  const { code, stdout, stderr } = await run(`examples/${name}.ts`, [], env);
+  expect(stderr, `stderr of ${name}`).toBe("");
+  expect(code, `exit code of ${name}\n${stdout}`).toBe(0);
+  expect(stdout).not.toMatch(STACK_LINE);
+  return stdout;
+}
+
+describe("examples/", () => {
+  it("every example file is covered by this suite", () => {
+    const files = readdirSync(`${ROOT}/examples`).filter((file) => file.endsWith(".ts")).sort();
+    expect(files).toEqual([
+      "after-tool-call.ts",
+      "agent-loop-pipeline.ts",
+      "basic-prompt.ts",
+      "custom-messages.ts",
+      "parallel-tools.ts",
+      "permissions.ts",
+      "steering-and-follow-up.ts",
+      "testing-your-agent.ts",
+      "transform-context.ts",
+    ]);
+  });
+
+  it("basic-prompt: streams the answer after a tool call", async () => {
+    const out = await example("basic-prompt");
+    indexesInOrder(out, ["I'll work out (17 + 4) * 23.", "(tool calculate → ", "(17 + 4) * 23 = 483", "transcript: system → user → assistant → toolResult → assistant"]);
+  });
+
+  it("parallel-tools: progress interleaves, ends in completion order, results in source order", async () => {
+    const out = await example("parallel-tools");
+    const lines = out.split("\n");
+    expect(lines.slice(0, 3)).toEqual(["start    big.iso", "start    small.txt", "start    medium.zip"]);
+    const ends = lines.filter((line) => line.startsWith("end")).map((line) => line.split(/\s+/)[1]);
+    expect(ends).toEqual(["small.txt", "medium.zip", "big.iso"]);
+    expect(lines.filter((line) => line.startsWith("progress big.iso"))).toHaveLength(5);
+    // big.iso's progress continues after the other two started reporting: they ran at the same time.
+    expect(out.indexOf("progress big.iso    [####")).toBeGreaterThan(out.indexOf("progress medium.zip"));
+    expect(out).toContain("results in the order the model asked: big.iso, small.txt, medium.zip");
+    expect(out).toContain("took less than 1 s");
+    expect(out).toContain('answer: [{"type":"text","text":"All three files are downloaded."}]');
+  });
+
+  it("steering-and-follow-up: steering opens turn 2 after the batch; follow-up opens the last turn", async () => {
+    const out = await example("steering-and-follow-up");
+    indexesInOrder(out, [
+      "── turn 1",
+      "user:      What's the weather in Paris and Oslo?",
+      "tool:      get_weather",
+      "(steer queued while tools run; queued now: 1 message)",
+      "tool:      get_weather",
+      "── turn 2",
+      "user:      Also: what is 12 * 12?",
+      "tool:      calculate",
+      "── turn 3",
+      "assistant: 12 * 12 = 144",
+      "── turn 4",
+      "user:      Finally, what time is it in Tokyo?",
+      'tool:      get_time({"city":"Tokyo"})',
+      "── turn 5",
+      "done after 5 turns; queues empty: true",
+    ]);
+  });
+
+  it("permissions: allow runs, ask asks (approved), deny blocks without running", async () => {
+    const out = await example("permissions");
+    expect(out).toContain('? Allow read_file {"path":"package.json","maxLines":3}? yes');
+    expect(out).toMatch(/^ran {5}get_time/m);
+    expect(out).toMatch(/^ran {5}read_file {4}package\.json \(\d+ lines\):/m);
+    expect(out).toMatch(/^blocked delete_file  delete_file is not allowed in this session\.$/m);
+    expect(out).not.toContain("the policy should have denied it");
+    expect(out).toContain("the model received 3 results, 1 of them errors");
+  });
+
+  it("permissions: a declined ask blocks the call and tells the model", async () => {
+    const out = await example("permissions", { APPROVE: "no" });
+    expect(out).toMatch(/^blocked read_file {4}The user declined read_file\.$/m);
+    expect(out).toContain("the model received 3 results, 2 of them errors");
+  });
+
+  it("after-tool-call: secrets redacted, long output cut, failure flagged — in what the model received", async () => {
+    const out = await example("after-tool-call");
+    expect(out).toContain("OPENAI_API_KEY=[redacted]");
+    expect(out).toContain("db_password=[redacted]");
+    expect(out).not.toContain("sk-live-8f2c1a9b7d");
+    expect(out).not.toContain("hunter2");
+    expect(out).toMatch(/afterToolCall rewrote search_logs: \d+ → \d+ chars/);
+    expect(out).toMatch(/^search_logs, \d{3} chars:$/m);
+    expect(out).toMatch(/^ping \(error\), 27 chars:$/m);
+  });
+
+  it("custom-messages: the transcript keeps app messages; the model gets them converted", async () => {
+    const out = await example("custom-messages");
+    const [transcript, sent] = out.split("sent to the model on the last request:");
+    expect(transcript!.trim().split("\n").slice(1).map((line) => line.trim())).toEqual(["system", "bookmark", "notice", "user", "assistant", "notice", "assistant"]);
+    expect(sent!.trim().split("\n").map((line) => line.trim())).toEqual([
+      "system: You are an ops assistant.",
+      "user: [warning from the app] Production is read-only until 18:00.",
+      "user: Switch to the staging database.",
+      "assistant: Understood: I'll use the staging database from now on.",
+      "user: [info from the app] Staging was refreshed a minute ago.",
+    ]);
+  });
+
+  it("transform-context: answers stay right while each request is capped", async () => {
+    const out = await example("transform-context");
+    for (const line of ["1 + 1 = 2", "2 * 3 = 6", "10 / 4 = 2.5", "2 ^ 10 = 1024", "(5 + 5) * 5 = 50"]) expect(out).toContain(line);
+    expect(out).toContain("transcript: 21 messages");
+    const sizes = out.match(/messages per request: ([\d, ]+)/)![1]!.split(", ").map(Number);
+    expect(sizes).toHaveLength(10);
+    expect(Math.max(...sizes)).toBe(8);
+    expect(sizes.slice(4)).toEqual([6, 8, 6, 8, 6, 8]);
+  });
+
+  it("agent-loop-pipeline: scan counts tools; takeUntil cancels the run and its running tools", async () => {
+    const out = await example("agent-loop-pipeline");
+    indexesInOrder(out, ["[1 tool finished]", "[2 tools finished]", "[3 tools finished]", "- Oslo: 6°C"]);
+    expect(out).toMatch(/second run: \d+ events, last tool_execution_update; no agent_end: true/);
+    expect(out).toContain("cancelled by unsubscribing: Paris, Tokyo");
+  });
+
+  it("testing-your-agent: its scripted and marble tests pass", async () => {
+    const out = await example("testing-your-agent");
+    expect(out.trim().split("\n")).toEqual([
+      "✓ the tool result is sent back to the model, and the answer ends the run",
+      "✓ an unknown city becomes an error result the model can read (the run does not crash)",
+      "✓ marble: two calls run in parallel, each reports progress as it happens, the run ends after both",
+    ]);
+  });
+});
