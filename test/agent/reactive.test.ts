@@ -5,7 +5,7 @@
  * path and the Observable paths.
  */
 import { toSignal } from "@angular/core/rxjs-interop";
-import { concat, filter, lastValueFrom, map, take, timer, toArray } from "rxjs";
+import { concat, distinctUntilChanged, filter, lastValueFrom, map, take, timer, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import type { AgentStateSnapshot } from "../../src/agent-state.js";
 import type { AgentEvent, AssistantMessage, Message } from "../../src/index.js";
@@ -96,6 +96,34 @@ describe("A7: state$", () => {
     expect(streaming.slice(1, -1).every(Boolean)).toBe(true);
     const lengths = [...new Set(snapshots.map((s) => s.messages.length))];
     expect(lengths).toEqual([0, 1, 2]);
+  });
+
+  it("A7 A4: in virtual time, state$ follows the run frame by frame: streaming, the partial growing, idle after the agent_end listener", () => {
+    const scheduler = newScheduler();
+    const provider = fauxProvider([{ content: "abcdefgh" }], { scheduler, delay: 1, chunkSize: 4 });
+    const agent = agentWith({ scheduler, streamFn: provider });
+    agent.subscribe((event) => (event.type === "agent_end" ? timer(5) : undefined));
+    const seen: string[] = [];
+    scheduler.run(() => {
+      // start 0, text_start 1, deltas 2 and 3, text_end 4, done 5; agent_end listener until 10
+      agent.state$
+        .pipe(
+          map((s) => (s.isStreaming ? `busy:${textOf(s.streamingMessage)}:${s.messages.length}` : `idle:${s.messages.length}`)),
+          distinctUntilChanged(),
+        )
+        .subscribe((view) => seen.push(`${scheduler.now()} ${view}`));
+      agent.prompt$("go").subscribe();
+    });
+    expect(seen).toEqual([
+      "0 idle:0",
+      "0 busy::0", // the run started
+      "0 busy:go:0", // the prompt's message_start
+      "0 busy::1", // committed; the assistant's empty partial
+      "2 busy:abcd:1",
+      "3 busy:abcdefgh:1",
+      "5 busy::2", // committed at done
+      "10 idle:2", // idle once the agent_end listener finished
+    ]);
   });
 
   it("A7: works with Angular's toSignal (requireSync), following every change", async () => {
