@@ -48,11 +48,15 @@ export interface ProxyHandlerOptions {
   resolveModel?: (requested: Model, request: Request) => Model | undefined | PromiseLike<Model | undefined>;
   /** The provider key for a request, passed to `streamFn` as `options.apiKey`. */
   getApiKey?: (provider: string) => string | undefined | PromiseLike<string | undefined>;
-  /** Options added to every upstream call (server-side headers, `maxTokens` caps, a scheduler). */
+  /**
+   * Options for every upstream call: server-side headers, a scheduler, or limits. They win over
+   * what the client asked for (set `maxTokens` here to cap it).
+   */
   streamOptions?: Omit<StreamOptions, "signal" | "apiKey">;
 }
 
 const bytes = new TextEncoder();
+const REASONING_LEVELS = new Set(["minimal", "low", "medium", "high", "xhigh", "max"]);
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
@@ -74,7 +78,7 @@ function pickOptions(options: unknown): ProxyRequestOptions {
   const picked: ProxyRequestOptions = {};
   if (!options || typeof options !== "object") return picked;
   const o = options as Record<string, unknown>;
-  if (typeof o.reasoning === "string") picked.reasoning = o.reasoning as ProxyRequestOptions["reasoning"];
+  if (typeof o.reasoning === "string" && REASONING_LEVELS.has(o.reasoning)) picked.reasoning = o.reasoning as ProxyRequestOptions["reasoning"];
   if (typeof o.maxTokens === "number") picked.maxTokens = o.maxTokens;
   if (typeof o.temperature === "number") picked.temperature = o.temperature;
   if (typeof o.sessionId === "string") picked.sessionId = o.sessionId;
@@ -138,7 +142,7 @@ export function createProxyHandler(options: ProxyHandlerOptions): (request: Requ
     const upstream = new AbortController();
     const onClientGone = () => upstream.abort(request.signal.reason);
     request.signal.addEventListener("abort", onClientGone, { once: true });
-    const streamOptions: StreamOptions = { ...options.streamOptions, ...pickOptions(body.options), signal: upstream.signal };
+    const streamOptions: StreamOptions = { ...pickOptions(body.options), ...options.streamOptions, signal: upstream.signal };
     if (apiKey !== undefined) streamOptions.apiKey = apiKey;
     const context: LlmContext = { messages: body.context.messages };
 

@@ -209,6 +209,22 @@ describe("createProxyHandler as a fetch-style handler (issue 4)", () => {
     }
   });
 
+  it("issue 4 · only safe options cross the proxy; the server's streamOptions win; the server's key is used", async () => {
+    let seen: Record<string, unknown> = {};
+    const streamFn: StreamFn = (m, _context, options) => {
+      seen = { ...options };
+      return of({ type: "done", reason: "stop", message: emptyAssistantMessage(m, 0) } as AssistantMessageEvent);
+    };
+    const handler = createProxyHandler({ streamFn, token: TOKEN, streamOptions: { maxTokens: 100 }, getApiKey: () => "sk-server" });
+    const options = { maxTokens: 1_000_000, temperature: 0.3, reasoning: "turbo", sessionId: "s1", apiKey: "sk-client", headers: { "x-evil": "1" } };
+    const response = await handler(post({ model, context: weatherContext(), options }));
+    await response.text();
+    expect(seen).toMatchObject({ maxTokens: 100, temperature: 0.3, sessionId: "s1", apiKey: "sk-server" });
+    expect(seen.reasoning).toBeUndefined();
+    expect(seen.headers).toBeUndefined();
+    expect(seen.signal).toBeInstanceOf(AbortSignal);
+  });
+
   it("issue 4 · refuses other methods (405), bad bodies (400) and models resolveModel rejects (403)", async () => {
     const handler = createProxyHandler({ streamFn: () => NEVER, token: TOKEN, resolveModel: (m) => (m.id === "gpt-4o-mini" ? m : undefined) });
     expect((await handler(new Request("http://proxy.test/", { method: "GET" }))).status).toBe(405);
