@@ -173,6 +173,20 @@ describe("openaiCompatible: streaming responses (issue 4, SPEC M4)", () => {
     expect(s.requests[1]!.headers.authorization).toBe("Bearer from-request");
   });
 
+  it("issue 4 · a custom fetch is used for the request (here one that logs and delegates to the real fetch)", async () => {
+    const s = await serve(sseResponse("text.sse"));
+    const log: string[] = [];
+    const loggingFetch: typeof fetch = (input, init) => {
+      log.push(`${init?.method} ${String(input)}`);
+      return fetch(input, init);
+    };
+    const events = await collect(openaiCompatible({ baseUrl: `${s.url}/v1/`, fetch: loggingFetch, modelId: "my-deployment" }), weatherContext());
+    expect(finalMessage(events).stopReason).toBe("stop");
+    expect(log).toEqual([`POST ${s.url}/v1/chat/completions`]);
+    expect(s.requests[0]!.json().model).toBe("my-deployment");
+    expect(s.requests[0]!.headers.authorization).toBeUndefined();
+  });
+
   it("issue 4 · the Observable is cold: nothing is sent before subscribe, each subscription is one request", async () => {
     const s = await serve(sseResponse("text.sse"));
     const observable = from(provider(s)(model, weatherContext(), {}) as never);
