@@ -324,11 +324,13 @@ export class Agent {
     const run: ActiveRun = { controller: new AbortController(), idle, resolveIdle, events };
     return new Observable<AgentEvent>((subscriber) => {
       const forwarding = events.subscribe(subscriber);
-      this.begin(run, streamFn, plan);
-      return () => {
+      // Registered before the run begins: a subscriber that leaves inside `next` while a
+      // synchronous run is still in `begin` aborts it there, not after it ran to the end (issue 7).
+      subscriber.add(() => {
         forwarding.unsubscribe();
         if (this.activeRun === run) run.controller.abort();
-      };
+      });
+      this.begin(run, streamFn, plan);
     });
   }
 

@@ -52,7 +52,7 @@ function rich(via: Scenario["via"], providerDelay: Scenario["providerDelay"]): S
       prepareNextTurn: [1, 0],
       hookDelay: 0,
       throwIn: null,
-      listenerDelay: via === "loop" ? 0 : 1,
+      listenerDelay: via === "loop" || providerDelay === "sync" ? 0 : 1,
     },
     actions: [
       { frame: 1, kind: "steer" },

@@ -2,9 +2,13 @@
  * Issue 7: every bug the scenario generator found, as a named test with the seed that found it
  * and the (shrunk) scenario, so it stays fixed whatever the generator draws next.
  */
+import { take } from "rxjs";
 import { describe, expect, it } from "vitest";
-import type { AgentMessage, Message } from "../../src/index.js";
-import { textOf } from "../helpers/fixtures.js";
+import { Agent } from "../../src/agent.js";
+import { agentLoop } from "../../src/agent-loop.js";
+import type { AgentEvent, AgentMessage, Message } from "../../src/index.js";
+import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
+import { contextWith, model, textOf, textResult, tool, user } from "../helpers/fixtures.js";
 import { label } from "./harness.js";
 import { violations } from "./replay.js";
 import type { Hooks, Scenario } from "./scenario.js";
@@ -83,5 +87,28 @@ describe("issue 7 · regressions found by the generator", () => {
       "turn_end",
       "agent_end",
     ]);
+  });
+
+  it("R5 (cancellation sweep, index 0): agentLoop(...).pipe(take(1)) on a synchronous run stops it — no provider request, no tool runs", () => {
+    let executed = 0;
+    const provider = fauxProvider([{ content: [fauxToolCall("t", {}, "a")] }, { content: "done" }]);
+    const t = tool("t", () => (executed++, textResult("ok")));
+    const seen: AgentEvent[] = [];
+    agentLoop([user("go")], contextWith([t]), { model }, undefined, provider).pipe(take(1)).subscribe((e) => seen.push(e));
+    expect(seen.map((e) => e.type)).toEqual(["agent_start"]);
+    expect(provider.requests.length).toBe(0);
+    expect(executed).toBe(0);
+  });
+
+  it("R6 (cancellation sweep, index 0): Agent.prompt$().pipe(take(1)) on a synchronous run aborts it at once; the run still settles", () => {
+    let executed = 0;
+    const provider = fauxProvider([{ content: [fauxToolCall("t", {}, "a")] }, { content: "done" }]);
+    const agent = new Agent({ initialState: { model, tools: [tool("t", () => (executed++, textResult("ok")))] }, streamFn: provider });
+    agent.prompt$("go").pipe(take(1)).subscribe();
+    expect(executed).toBe(0);
+    expect(provider.requests.length).toBe(0);
+    expect(agent.state.isStreaming).toBe(false);
+    const last = agent.state.messages[agent.state.messages.length - 1] as Message;
+    expect(last.role === "assistant" && last.stopReason).toBe("aborted");
   });
 });
