@@ -225,6 +225,29 @@ describe("L7 A1 A5: modes and settings changed at run time", () => {
     expect(provider.requests.map((r) => userTexts(r.messages))).toEqual([["go"], ["go", "from the listener"]]);
   });
 
+  it("L7: steering sent from prepareNextTurn is taken by the poll after it, in the same turn", () => {
+    const scheduler = newScheduler();
+    const provider = fauxProvider([{ content: [fauxToolCall("fast", {}, "f1")] }, { content: "r2" }], { scheduler, delay: 1 });
+    let steered = false;
+    const agent: Agent = agentWith({
+      scheduler,
+      streamFn: provider,
+      initialState: { tools: [timerTool("fast", 5)] },
+      prepareNextTurn: () => {
+        if (!steered) {
+          steered = true;
+          agent.steer("from prepareNextTurn");
+        }
+        return undefined;
+      },
+    });
+    scheduler.run(() => {
+      agent.prompt$("go").subscribe();
+    });
+    expect(provider.requests.map((r) => userTexts(r.messages))).toEqual([["go"], ["go", "from prepareNextTurn"]]);
+    expect(roles(provider.requests[1]!.messages)).toEqual(["system", "user", "assistant", "toolResult", "user"]);
+  });
+
   it("L7: a follow-up sent by an agent_end listener is not taken by the ending run; it stays queued for the next", () => {
     const scheduler = newScheduler();
     const provider = fauxProvider([{ content: "r1" }, { content: "r2" }, { content: "r3" }], { scheduler, delay: 1 });
