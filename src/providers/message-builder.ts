@@ -23,6 +23,9 @@ import { parseFinalArguments, parsePartialArguments } from "./tool-arguments.js"
 
 type Block = AssistantMessage["content"][number];
 
+/** Up to this many characters, streamed tool arguments are re-parsed on every fragment. */
+export const EAGER_PARSE_CHARS = 8192;
+
 /** The final `done` event's reasons. */
 export type DoneReason = "stop" | "length" | "toolUse";
 
@@ -42,6 +45,7 @@ export class AssistantMessageBuilder {
   private readonly base: AssistantMessage;
   private readonly content: Block[] = [];
   private readonly argumentText = new Map<number, string>();
+  private readonly parsedLength = new Map<number, number>();
   private extra: Partial<AssistantMessage> = {};
   private snapshot: AssistantMessage | undefined;
 
@@ -115,13 +119,22 @@ export class AssistantMessageBuilder {
     return { type: "thinking_delta", contentIndex: index, delta, partial: this.partial };
   }
 
-  /** Appends an arguments fragment to a tool call; the block shows the arguments parsed so far. */
+  /**
+   * Appends an arguments fragment to a tool call; the block shows the arguments parsed so far.
+   * Short arguments are re-parsed on every fragment. Past {@link EAGER_PARSE_CHARS} they are
+   * re-parsed once they grew by an eighth, so a tool call that streams a large file costs
+   * linear time instead of quadratic, and the shown arguments lag by at most an eighth.
+   */
   appendToolArguments(index: number, delta: string): AssistantMessageEvent {
     const block = this.block(index, "toolCall") as ToolCall;
     const text = (this.argumentText.get(index) ?? "") + delta;
     this.argumentText.set(index, text);
-    const parsed = parsePartialArguments(text);
-    this.replace(index, parsed ? { ...block, arguments: parsed } : block);
+    const parsedAt = this.parsedLength.get(index) ?? 0;
+    if (text.length <= EAGER_PARSE_CHARS || text.length - parsedAt >= parsedAt / 8) {
+      this.parsedLength.set(index, text.length);
+      const parsed = parsePartialArguments(text);
+      if (parsed) this.replace(index, { ...block, arguments: parsed });
+    }
     return { type: "toolcall_delta", contentIndex: index, delta, partial: this.partial };
   }
 
@@ -153,6 +166,7 @@ export class AssistantMessageBuilder {
           if (parsed.error !== undefined) toolCall.argumentsError = parsed.error;
         }
         this.argumentText.delete(index);
+        this.parsedLength.delete(index);
         this.replace(index, toolCall);
         return { type: "toolcall_end", contentIndex: index, toolCall, partial: this.partial };
       }
