@@ -6,7 +6,7 @@
  * frame 1, so {@link byFrame} folds the events of one frame into one array value emitted at the
  * end of that frame; a marble then has one character per busy frame.
  */
-import { filter, map, Observable, type OperatorFunction, timer } from "rxjs";
+import { concatMap, filter, map, Observable, range, type OperatorFunction, timer } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { expect } from "vitest";
 import type { AgentEvent, AgentTool, AgentToolResult, Message } from "../../src/index.js";
@@ -125,24 +125,20 @@ export function timerTool(name: string, frames: number, text = name, extra: Part
   return tool(name, () => timer(frames).pipe(map(() => textResult(text))), { type: "object" }, extra);
 }
 
-/** An Observable tool that reports `updates` progress values, one every `every` frames, then its result. */
-export function progressTool(name: string, updates: number, every: number): AgentTool {
-  return tool(name, () =>
-    new Observable<AgentToolResult>((subscriber) => {
-      // emissions before the last are updates (SPEC T1)
-      let sent = 0;
-      const id = setIntervalOn(every, () => {
-        sent++;
-        subscriber.next(textResult(sent <= updates ? `progress ${sent}` : `done ${name}`));
-        if (sent > updates) subscriber.complete();
-      });
-      return id;
-    }),
-  );
+/**
+ * An Observable tool that emits `updates` progress values and then its result, one every
+ * `every` frames (each emission before the last is an update, SPEC T1).
+ *
+ * Built from one-shot timers on purpose: under `TestScheduler.run`, a periodic `timer(d, p)` can
+ * make rxjs's fake `setInterval` throw "Expected a due immediate or interval" when two timers are
+ * due in the same frame and one of them is cleared by a cancel in that frame (the periodic
+ * record keeps its old place while its next run action gets a later index).
+ */
+export function progressTool(name: string, updates: number, every: number, extra: Partial<AgentTool> = {}): AgentTool {
+  return tool(name, (id) => progress(updates, every, (i) => textResult(i < updates ? `update ${i}` : `done ${id}`)), { type: "object" }, extra);
 }
 
-// timer-based helper so progressTool uses whatever scheduler `timer` defaults to (the TestScheduler inside run()).
-function setIntervalOn(every: number, tick: () => void): () => void {
-  const subscription = timer(every, every).subscribe(tick);
-  return () => subscription.unsubscribe();
+/** `count + 1` values, one every `every` frames, from one-shot timers (see {@link progressTool}). */
+export function progress<T>(updates: number, every: number, value: (index: number) => T): Observable<T> {
+  return range(0, updates + 1).pipe(concatMap((i) => timer(every).pipe(map(() => value(i)))));
 }

@@ -5,13 +5,13 @@
  * marble value: the labels of that frame's events (see test/helpers/marbles.ts). Contents are
  * asserted separately, after the run.
  */
-import { finalize, from, map, type ObservableInput, take, timer } from "rxjs";
+import { concat, finalize, from, map, type ObservableInput, of, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
 import type { AgentEvent, AgentMessage, AgentTool, AssistantMessageEvent, StreamFn, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { agentEnd, committed, contextWith, model, roles, textOf, textResult, tool, user } from "../helpers/fixtures.js";
-import { label, labelsByFrame, newScheduler, timerTool } from "../helpers/marbles.js";
+import { label, labelsByFrame, newScheduler, progress, timerTool } from "../helpers/marbles.js";
 
 const PROMPT = ["agent_start", "turn_start", "message_start:user", "message_end:user"];
 
@@ -375,7 +375,7 @@ describe("agentLoop in virtual time", () => {
       const provider = fauxProvider([{ content: [fauxToolCall("t", {}, "a")] }, { content: "ok" }]);
       // emits at 0, 10, 20 and completes: an emission is known to be an update when the next one
       // arrives, so updates come out at 10 and 20 and the result at 20
-      const t = tool("t", () => timer(0, 10).pipe(map((i) => textResult(`tick ${i}`)), take(3)));
+      const t = tool("t", () => concat(of(textResult("tick 0")), progress(1, 10, (i) => textResult(`tick ${i + 1}`))));
       // each update's emit waits 5 frames: the result at 20 is held until the wait after the
       // second update ends at 25
       const emit = (event: AgentEvent) => {

@@ -12,14 +12,14 @@
  *   the transcript each request was sent.
  */
 import fc from "fast-check";
-import { finalize, map, take, timer } from "rxjs";
+import { finalize } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/agent-loop.js";
 import type { AgentEvent, AgentMessage, AgentTool, AssistantMessage, Message, StreamFn, ToolCall, ToolExecutionMode, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { truncatedToolCallText } from "../../src/tool-batch.js";
 import { contextWith, model, textResult, tool, user } from "../helpers/fixtures.js";
-import { newScheduler } from "../helpers/marbles.js";
+import { newScheduler, progress } from "../helpers/marbles.js";
 
 type Behaviour =
   | { kind: "value" }
@@ -90,11 +90,8 @@ function play(s: Scenario): Outcome {
         return textResult(`terminate ${id}`, { terminate: true });
       case "observable":
         subscribed++;
-        return timer(b.every, b.every).pipe(
-          take(b.updates + 1),
-          map((i) => textResult(i < b.updates ? `update ${i}` : `done ${id}`)),
-          finalize(() => finalized++),
-        );
+        // one-shot timers, not timer(d, p): see progress() in test/helpers/marbles.ts
+        return progress(b.updates, b.every, (i) => textResult(i < b.updates ? `update ${i}` : `done ${id}`)).pipe(finalize(() => finalized++));
       default:
         return textResult(`value ${id}`);
     }
@@ -294,7 +291,7 @@ describe("properties of random runs in virtual time", () => {
             const b = params as Behaviour;
             if (b.kind !== "observable") return textResult(`value ${id}`);
             subscribed++;
-            return timer(b.every, b.every).pipe(take(b.updates + 1), map(() => textResult("x")), finalize(() => finalized++));
+            return progress(b.updates, b.every, () => textResult("x")).pipe(finalize(() => finalized++));
           });
           const script: FauxScriptEntry[] = s.turns.map((calls, turn) => ({ content: calls.length ? calls.map((b, i) => fauxToolCall("t", { ...b }, `c${turn}_${i}`)) : "answer" }));
           const provider = fauxProvider(script, s.pace > 0 ? { scheduler, delay: s.pace } : {});
