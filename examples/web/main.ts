@@ -1,0 +1,219 @@
+/**
+ * The web example: an Agent in the browser.
+ *
+ * - The chat is drawn from `agent.state$` (the transcript plus the message being streamed),
+ *   at most once per animation frame.
+ * - The tool panel is drawn from `agent.events$` (`tool_execution_start|update|end`).
+ * - Send → `agent.prompt()`, Steer → `agent.steer()`, Follow-up → `agent.followUp()`,
+ *   Stop → `agent.abort()`.
+ *
+ * Model: the embedded demo model by default (no key, nothing leaves the page). With
+ * `?proxy=/api/stream` it streams through a proxy server that holds the provider key
+ * (`examples/web/proxy-server.ts`), authenticating with `?token=` (default `dev-token`).
+ */
+import { animationFrameScheduler, auditTime, fromEvent, map, merge } from "rxjs";
+import { Agent, type AgentEvent, type AgentMessage, type AgentStateSnapshot, type AssistantMessage, type Model, type StreamFn } from "../../src/index.js"; // in your app: from "rxagent"
+import { streamProxy } from "../../src/providers/proxy.js"; // in your app: from "rxagent/proxy"
+import { DEMO_MODEL, demoModel } from "../../demo/demo-model.js";
+import { browserTools } from "../../demo/tools.js";
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+// ── The model: demo (default) or through the proxy ─────────────────────────────────────────
+const params = new URLSearchParams(location.search);
+const proxyUrl = params.get("proxy");
+let streamFn: StreamFn;
+let model: Model;
+if (proxyUrl) {
+  streamFn = streamProxy({ url: proxyUrl, authToken: params.get("token") ?? "dev-token" });
+  model = { id: params.get("model") ?? DEMO_MODEL.id, api: params.get("api") ?? DEMO_MODEL.api, provider: params.get("provider") ?? DEMO_MODEL.provider };
+  $("mode").textContent = `model ${model.id} through the proxy at ${proxyUrl}`;
+} else {
+  streamFn = demoModel({ delayMs: Number(params.get("delay") ?? 15) });
+  model = DEMO_MODEL;
+  $("mode").textContent = "the embedded demo model: offline, no API key";
+}
+
+const agent = new Agent({
+  streamFn,
+  initialState: {
+    systemPrompt: "You are a helpful assistant. Use the tools for the weather, arithmetic and the time. Call independent tools in parallel.",
+    model,
+    tools: browserTools({ speed: Number(params.get("speed") ?? 1) }),
+  },
+});
+// For the end-to-end test and for poking around in the console.
+(window as unknown as { agent: Agent }).agent = agent;
+
+// ── Chat, drawn from state$ ──────────────────────────────────────────────────────────────────
+type Role = "user" | "assistant" | "toolResult" | "system";
+
+function roleOf(message: AgentMessage): Role {
+  return (message as { role: Role }).role;
+}
+
+function textOf(message: AgentMessage): string {
+  const content = (message as { content?: unknown }).content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((block: { type: string; text?: string }) => (block.type === "text" ? block.text : "")).join("");
+}
+
+function messageItem(message: AgentMessage, streaming: boolean): HTMLLIElement {
+  const item = document.createElement("li");
+  const role = roleOf(message);
+  item.className = role + (streaming ? " streaming" : "");
+  item.dataset.role = role;
+  if (role === "assistant") {
+    const assistant = message as AssistantMessage;
+    for (const block of assistant.content) {
+      if (block.type === "thinking") item.append(span("thinking", block.thinking));
+    }
+    item.append(span("text", textOf(message)));
+    const calls = assistant.content.flatMap((block) => (block.type === "toolCall" ? [`${block.name}(${JSON.stringify(block.arguments)})`] : []));
+    if (calls.length > 0) item.append(span("calls", `→ ${calls.join(", ")}`));
+    if (!streaming && (assistant.stopReason === "aborted" || assistant.stopReason === "error")) {
+      item.classList.add(assistant.stopReason);
+      item.append(span("note", assistant.stopReason === "aborted" ? "⏹ aborted" : `⚠ ${assistant.errorMessage ?? "error"}`));
+    }
+  } else {
+    item.textContent = textOf(message);
+  }
+  return item;
+}
+
+function span(className: string, text: string): HTMLSpanElement {
+  const element = document.createElement("span");
+  element.className = className;
+  element.textContent = text;
+  return element;
+}
+
+const list = $("messages");
+let drawn: readonly AgentMessage[] = [];
+let live: HTMLLIElement | undefined;
+
+function renderMessages(state: AgentStateSnapshot): void {
+  // The transcript only grows during a run: append what is new; redraw after a reset.
+  const visible = state.messages.filter((message) => roleOf(message) !== "system");
+  if (visible.length < drawn.length || visible[drawn.length - 1] !== drawn[drawn.length - 1]) {
+    list.replaceChildren();
+    drawn = [];
+  }
+  live?.remove();
+  live = undefined;
+  for (const message of visible.slice(drawn.length)) list.append(messageItem(message, false));
+  drawn = visible;
+  if (state.streamingMessage) {
+    live = messageItem(state.streamingMessage, true);
+    list.append(live);
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+function statusOf(state: AgentStateSnapshot): "running" | "aborted" | "error" | "idle" {
+  if (state.isStreaming) return "running";
+  const last = [...state.messages].reverse().find((message) => roleOf(message) === "assistant") as AssistantMessage | undefined;
+  if (last?.stopReason === "aborted") return "aborted";
+  if (last?.stopReason === "error" || state.errorMessage) return "error";
+  return "idle";
+}
+
+function renderState(state: AgentStateSnapshot): void {
+  renderMessages(state);
+  const status = statusOf(state);
+  $("status").textContent = status;
+  $("status").dataset.status = status;
+  $("isStreaming").textContent = String(state.isStreaming);
+  $("messageCount").textContent = String(state.messages.length);
+  $("pending").textContent = String(state.pendingToolCalls.size);
+  $("queued").textContent = String(agent.peekQueuedMessages().length);
+  $("error").textContent = state.errorMessage ?? "–";
+  $<HTMLButtonElement>("send").disabled = state.isStreaming;
+  $<HTMLButtonElement>("steer").disabled = !state.isStreaming;
+  $<HTMLButtonElement>("followup").disabled = !state.isStreaming;
+  $<HTMLButtonElement>("stop").disabled = !state.isStreaming;
+}
+
+// At most one redraw per animation frame, however fast the deltas arrive.
+agent.state$.pipe(auditTime(0, animationFrameScheduler)).subscribe(renderState);
+
+// ── Tools, drawn from events$ ────────────────────────────────────────────────────────────────
+const toolList = $("tools");
+const rows = new Map<string, HTMLLIElement>();
+
+function renderToolEvent(event: AgentEvent): void {
+  if (event.type === "agent_start") {
+    toolList.replaceChildren();
+    rows.clear();
+  }
+  if (event.type === "tool_execution_start") {
+    const row = document.createElement("li");
+    row.dataset.status = "running";
+    row.dataset.tool = event.toolName;
+    const bar = document.createElement("progress");
+    bar.max = 1;
+    row.append(span("name", `${event.toolName}(${Object.values(event.args ?? {}).join(", ")})`), document.createElement("br"), bar, span("step", "starting…"));
+    rows.set(event.toolCallId, row);
+    toolList.append(row);
+  }
+  const row = "toolCallId" in event ? rows.get(event.toolCallId) : undefined;
+  if (!row) return;
+  const bar = row.querySelector("progress")!;
+  const step = row.querySelector(".step")!;
+  if (event.type === "tool_execution_update") {
+    const details = event.partialResult.details as { progress?: number; step?: string } | undefined;
+    if (typeof details?.progress === "number") bar.value = details.progress;
+    row.dataset.progress = String(Math.round((details?.progress ?? 0) * 100));
+    step.textContent = ` ${details?.step ?? textOf({ role: "toolResult", content: event.partialResult.content } as AgentMessage)}`;
+  }
+  if (event.type === "tool_execution_end") {
+    const text = event.result.content.map((block) => (block.type === "text" ? block.text : "")).join(" ");
+    row.dataset.status = event.isError ? (/aborted/i.test(text) ? "aborted" : "error") : "done";
+    if (!event.isError) bar.value = 1;
+    step.textContent = ` ${text}`;
+  }
+}
+
+agent.events$.subscribe(renderToolEvent);
+
+// ── Buttons ──────────────────────────────────────────────────────────────────────────────────
+const input = $<HTMLTextAreaElement>("input");
+const take = (): string => {
+  const text = input.value.trim();
+  input.value = "";
+  return text;
+};
+
+const send$ = merge(
+  fromEvent<SubmitEvent>($("composer"), "submit"),
+  fromEvent<KeyboardEvent>(input, "keydown").pipe(map((event) => (event.key === "Enter" && !event.shiftKey ? event : undefined))),
+);
+send$.subscribe((event) => {
+  if (!event) return;
+  event.preventDefault();
+  const text = take();
+  if (!text) return;
+  // While a run is active, Enter steers instead of failing.
+  if (agent.state.isStreaming) agent.steer(text);
+  else void agent.prompt(text);
+});
+fromEvent($("steer"), "click").subscribe(() => {
+  const text = take();
+  if (text) agent.steer(text);
+  renderState(snapshotNow());
+});
+fromEvent($("followup"), "click").subscribe(() => {
+  const text = take();
+  if (text) agent.followUp(text);
+  renderState(snapshotNow());
+});
+fromEvent($("stop"), "click").subscribe(() => agent.abort());
+
+function snapshotNow(): AgentStateSnapshot {
+  let snapshot!: AgentStateSnapshot;
+  agent.state$.subscribe((state) => (snapshot = state)).unsubscribe();
+  return snapshot;
+}
+
+input.focus();
