@@ -107,7 +107,7 @@ describe("examples/web in headless Chromium", () => {
 
     // Another prompt after the abort.
     await send(page, "What is 6 * 7?");
-    await page.waitForFunction(() => [...document.querySelectorAll("#messages li.assistant")].some((li) => li.textContent!.includes("6 * 7 = 42")));
+    await page.waitForFunction(() => Array.from(document.querySelectorAll("#messages li.assistant")).some((li) => li.textContent!.includes("6 * 7 = 42")));
     await page.waitForFunction(() => document.getElementById("status")!.dataset.status === "idle");
     expect(await page.locator("#tools li[data-tool=calculate][data-status=done]").count()).toBe(1);
     expect((page as Page & { errors: string[] }).errors).toEqual([]);
@@ -135,7 +135,7 @@ describe("examples/web in headless Chromium", () => {
     expect(await page.getByTestId("mode").textContent()).toContain("through the proxy at /api/stream");
     const before = proxyRequests;
     await send(page, "What is 2 ^ 8?");
-    await page.waitForFunction(() => [...document.querySelectorAll("#messages li.assistant")].some((li) => li.textContent!.includes("2 ^ 8 = 256")));
+    await page.waitForFunction(() => Array.from(document.querySelectorAll("#messages li.assistant")).some((li) => li.textContent!.includes("2 ^ 8 = 256")));
     await page.waitForFunction(() => document.getElementById("status")!.dataset.status === "idle");
     expect(proxyRequests - before).toBe(2); // the tool call, then the answer
     await page.close();
