@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { asyncScheduler, Observable, Subject, type SchedulerLike, type Subscription } from "rxjs";
+import { asyncScheduler, Observable, Subject, Subscription, type SchedulerLike } from "rxjs";
 import { describeError, failedAssistantMessage } from "../assistant-message.js";
 import type { AssistantMessage, AssistantMessageEvent, Model, StreamFn } from "../messages.js";
 import { getProviderFailure, type ProviderFailure } from "./provider-failure.js";
@@ -75,10 +75,6 @@ const TRANSIENT_TEXT =
 export function isRetryableFailure(message: AssistantMessage, failure: ProviderFailure | undefined = getProviderFailure(message)): boolean {
   if (failure) return failure.retryable;
   return TRANSIENT_TEXT.test(message.errorMessage ?? "");
-}
-
-function isContentEvent(event: AssistantMessageEvent): boolean {
-  return event.type !== "start" && event.type !== "done" && event.type !== "error";
 }
 
 /**
@@ -170,7 +166,11 @@ export function withRetry(streamFn: StreamFn, options: RetryOptions = {}): Retry
           }
           subscriber.next(event);
         };
-        current = callStreamFn(streamFn, model, context, streamOptions).subscribe({
+        // `current` is set before subscribing: a retry scheduled synchronously (delay 0 on a
+        // synchronous scheduler) replaces it during `subscribe` and must not be overwritten.
+        const attemptSubscription = new Subscription();
+        current = attemptSubscription;
+        attemptSubscription.add(callStreamFn(streamFn, model, context, streamOptions).subscribe({
           next: (event) => {
             if (committed || retried) {
               if (!retried) subscriber.next(event);
@@ -189,7 +189,8 @@ export function withRetry(streamFn: StreamFn, options: RetryOptions = {}): Retry
               }
               if (retried) return;
             }
-            if (isContentEvent(event) || event.type === "done" || event.type === "error") pass(event);
+            // Content, `done`, `aborted` or a failure not worth retrying: this attempt is the answer.
+            pass(event);
           },
           error: (error: unknown) => {
             if (retried) return;
@@ -211,7 +212,7 @@ export function withRetry(streamFn: StreamFn, options: RetryOptions = {}): Retry
             if (!committed && heldStart) subscriber.next(heldStart);
             subscriber.complete();
           },
-        });
+        }));
       };
 
       run(1);

@@ -3,7 +3,7 @@
  * the scheduler, Retry-After, caps, abort during the wait, observable retry events.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { map, of, throwError, timer, type ObservableInput } from "rxjs";
+import { map, of, queueScheduler, throwError, timer, type ObservableInput } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { emptyAssistantMessage, failedAssistantMessage } from "../../src/assistant-message.js";
 import type { AssistantMessageEvent, StreamFn } from "../../src/messages.js";
@@ -125,6 +125,17 @@ describe("withRetry in virtual time (issue 4, SPEC L12)", () => {
     expect(loopScheduler.now()).toBe(500);
     expect(streamFn.calls).toBe(2);
     expect(seen).toEqual(["done"]);
+  });
+
+  it("issue 4 · a zero wait on a synchronous scheduler retries synchronously and still ends cleanly", () => {
+    const now0 = failure("HTTP 503: busy", { kind: "http", status: 503, retryAfterMs: 0, retryable: true });
+    const streamFn = scripted([() => of(start(), now0), () => of(start(), done())]);
+    const seen: string[] = [];
+    let completed = false;
+    events$(withRetry(streamFn, { scheduler: queueScheduler }), weatherContext()).subscribe({ next: (e) => seen.push(e.type), complete: () => (completed = true) });
+    expect(seen).toEqual(["start", "done"]);
+    expect(completed).toBe(true);
+    expect(streamFn.calls).toBe(2);
   });
 
   it("issue 4 · capped attempts: after maxRetries the last failure passes through", () => {
