@@ -3,7 +3,7 @@
  * turns of 0–4 tool calls with random behaviours (value, throw, isError, an Observable with
  * progress updates over frames, terminate, an unknown tool), parallel or sequential, a paced or
  * synchronous provider, steering typed at random frames, and sometimes an abort at a random
- * frame. Whatever happens:
+ * frame, sometimes through a waiting `emit` that holds each event for a few frames. Whatever happens:
  *
  * - every tool call of a completed assistant message gets exactly one result, in source order,
  *   before anything else is committed;
@@ -12,9 +12,9 @@
  *   the transcript each request was sent.
  */
 import fc from "fast-check";
-import { finalize } from "rxjs";
+import { finalize, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { agentLoop } from "../../src/agent-loop.js";
+import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
 import type { AgentEvent, AgentMessage, AgentTool, AssistantMessage, Message, StreamFn, ToolCall, ToolExecutionMode, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { truncatedToolCallText } from "../../src/tool-batch.js";
@@ -40,6 +40,8 @@ interface Scenario {
   pace: number;
   steerAt: number[];
   abortAt: number | undefined;
+  /** When > 0, the run goes through a waiting `emit` that holds every event this many frames (SPEC L11). */
+  emitWait: number;
 }
 
 const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
@@ -59,6 +61,7 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
   pace: fc.constantFrom(0, 1, 2),
   steerAt: fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 3 }),
   abortAt: fc.option(fc.integer({ min: 0, max: 60 }), { nil: undefined }),
+  emitWait: fc.constantFrom(0, 0, 1, 2),
 });
 
 interface Outcome {
@@ -118,7 +121,12 @@ function play(s: Scenario): Outcome {
       const decision = s.decisions[turn++];
       return decision ? { action: decision } : undefined;
     };
-    agentLoop([user("go")], context, { model, scheduler, toolExecution: s.mode, getSteeringMessages: () => steering.splice(0), finishTurn }, controller.signal, streamFn).subscribe({
+    const config = { model, scheduler, toolExecution: s.mode, getSteeringMessages: () => steering.splice(0), finishTurn };
+    const run$ =
+      s.emitWait > 0
+        ? runAgentLoop({ prompts: [user("go")], context, config, signal: controller.signal, streamFn, emit: () => timer(s.emitWait) })
+        : agentLoop([user("go")], context, config, controller.signal, streamFn);
+    run$.subscribe({
       next: (e) => {
         events.push(e);
         if (e.type === "message_end") committed++;
@@ -253,7 +261,7 @@ function checkBehaviours(messages: readonly AgentMessage[], events: readonly Age
 }
 
 describe("properties of random runs in virtual time", () => {
-  it("L2 L6 L8 L9 L10 T3 T4: one result per tool call in source order, brackets hold, agent_end is exactly what the run added", () => {
+  it("L2 L6 L8 L9 L10 L11 T3 T4: one result per tool call in source order, brackets hold, agent_end is exactly what the run added", () => {
     fc.assert(
       fc.property(scenario, (s) => {
         const outcome = play(s);
