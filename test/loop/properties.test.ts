@@ -304,7 +304,13 @@ describe("properties of random runs in virtual time", () => {
           const script: FauxScriptEntry[] = s.turns.map((calls, turn) => ({ content: calls.length ? calls.map((b, i) => fauxToolCall("t", { ...b }, `c${turn}_${i}`)) : "answer" }));
           const provider = fauxProvider(script, s.pace > 0 ? { scheduler, delay: s.pace } : {});
           let cancelled = false;
-          const subscription = agentLoop([user("go")], contextWith([t]), { model, scheduler, toolExecution: s.mode }, undefined, provider).subscribe((e) => {
+          const config = { model, scheduler, toolExecution: s.mode };
+          // with a waiting emit, the emit sees each event first: it must not see any after the cancel either
+          const run$ =
+            s.emitWait > 0
+              ? runAgentLoop({ prompts: [user("go")], context: contextWith([t]), config, streamFn: provider, emit: (e) => (cancelled && late.push(e), timer(s.emitWait)) })
+              : agentLoop([user("go")], contextWith([t]), config, undefined, provider);
+          const subscription = run$.subscribe((e) => {
             if (cancelled) late.push(e);
           });
           cold(`${cancelAt}ms c`).subscribe(() => {
