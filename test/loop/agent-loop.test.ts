@@ -18,6 +18,7 @@ import type {
   StreamOptions,
   ToolResultMessage,
 } from "../../src/index.js";
+import { isLlmMessage } from "../../src/llm-context.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { agentEnd, assistantMessage, collectSync, committed, contextWith, model, protocolEvents, roles, textOf, textResult, tool, types, user } from "../helpers/fixtures.js";
 import { labelsByFrame, newScheduler } from "../helpers/marbles.js";
@@ -30,9 +31,17 @@ function runSync(script: FauxScriptEntry[], config: Partial<AgentLoopConfig> = {
   return { events, provider };
 }
 
+// An app message type, added by declaration merging as users do (SPEC M2): no cast needed below.
+// The name is unique to this file: augmentations are program-wide (examples declare their own).
+declare module "../../src/types.js" {
+  interface CustomAgentMessages {
+    loopTestNotice: { role: "loop-test-notice"; text: string; timestamp: number };
+  }
+}
+
 /** A notice: an app message that is not a model message (SPEC M2). */
 function notice(text: string): AgentMessage {
-  return { role: "notice", text, timestamp: 0 } as unknown as AgentMessage;
+  return { role: "loop-test-notice", text, timestamp: 0 };
 }
 
 describe("L1: entry points", () => {
@@ -518,12 +527,12 @@ describe("M2: convertToLlm and transformContext shape the request, never the tra
           transformed.push(messages.slice());
           return messages.filter((m) => textOf(m) !== "old 1");
         },
-        convertToLlm: (messages) => messages.map((m) => ((m as { role: string }).role === "notice" ? user(`[notice] ${(m as unknown as { text: string }).text}`) : (m as Message))),
+        convertToLlm: (messages) => messages.flatMap((m) => (m.role === "loop-test-notice" ? [user(`[notice] ${m.text}`)] : isLlmMessage(m) ? [m] : [])),
       }, undefined, streamFn),
     );
     expect(requests[0]!.map(textOf)).toEqual(["[notice] build passed", "old 2", "[notice] deploy started", "go"]);
     expect(transformed[0]!.map((m) => textOf(m) || (m as unknown as { text: string }).text)).toEqual(["old 1", "build passed", "old 2", "deploy started", "go"]);
-    expect(agentEnd(events).messages.map((m) => (m as { role: string }).role)).toEqual(["notice", "user", "assistant"]);
+    expect(agentEnd(events).messages.map((m) => m.role)).toEqual(["loop-test-notice", "user", "assistant"]);
     expect(history).toHaveLength(3);
   });
 
