@@ -46,8 +46,8 @@ export function agentEnd(events: readonly AgentEvent[]): Extract<AgentEvent, { t
   return ends[0]!;
 }
 
-/** The text of a message's content, whatever its shape. */
-export function textOf(message: AgentMessage | undefined): string {
+/** The text of a message's (or a tool result's) content, whatever its shape. */
+export function textOf(message: AgentMessage | { content?: unknown } | undefined): string {
   const content = (message as { content?: unknown } | undefined)?.content;
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";

@@ -263,9 +263,9 @@ describe("agentLoop in virtual time", () => {
         d: ["message_end:assistant", "turn_end", "agent_end"],
       });
     });
-    const final = agentEnd(events).messages[1] as { stopReason: string; errorMessage?: string };
+    const final = agentEnd(events).messages[1];
     expect(final).toMatchObject({ stopReason: "aborted", errorMessage: "Request was aborted" });
-    expect(textOf(final as never)).toBe("ab");
+    expect(textOf(final)).toBe("ab");
   });
 
   it("L10: unsubscribing during streaming aborts the provider's signal and unsubscribes it at that frame; nothing more is emitted", () => {

@@ -61,7 +61,7 @@ describe("T1: tool shapes", () => {
     const t = tool("progress", () => of(textResult("10%"), textResult("50%"), textResult("done", { details: { n: 3 } })));
     const { events, result } = loopWith(t);
     const updates = events.filter((e): e is Extract<AgentEvent, { type: "tool_execution_update" }> => e.type === "tool_execution_update");
-    expect(updates.map((u) => textOf(u.partialResult as never))).toEqual(["10%", "50%"]);
+    expect(updates.map((u) => textOf(u.partialResult))).toEqual(["10%", "50%"]);
     expect(updates[0]).toMatchObject({ toolCallId: "c1", toolName: "progress", args: {} });
     expect(textOf(result)).toBe("done");
     expect(result.details).toEqual({ n: 3 });
@@ -81,7 +81,7 @@ describe("T1: tool shapes", () => {
     const provider = fauxProvider([{ content: [fauxToolCall("reporting", {}, "c1")] }, { content: "ok" }]);
     const events = await lastValueFrom(agentLoop([user("go")], contextWith([t]), { model }, undefined, provider).pipe(toArray()));
     const updates = events.filter((e): e is Extract<AgentEvent, { type: "tool_execution_update" }> => e.type === "tool_execution_update");
-    expect(updates.map((u) => textOf(u.partialResult as never))).toEqual(["step 1", "step 2"]);
+    expect(updates.map((u) => textOf(u.partialResult))).toEqual(["step 1", "step 2"]);
     late!(textResult("too late"));
     expect(events.filter((e) => e.type === "tool_execution_update")).toHaveLength(2);
   });
@@ -130,7 +130,7 @@ describe("T2: the pipeline, in order", () => {
       call("ordered", { value: "7" }),
       options([t], {
         beforeToolCall: ({ args }) => void order.push(`before ${JSON.stringify(args)}`),
-        afterToolCall: ({ result, isError }) => void order.push(`after ${textOf(result as never)} ${isError}`),
+        afterToolCall: ({ result, isError }) => void order.push(`after ${textOf(result)} ${isError}`),
       }),
     );
     expect(order).toEqual(['prepare {"value":"7"}', 'before {"n":7}', 'execute {"n":7}', "after ran false"]);
@@ -186,7 +186,7 @@ describe("T2: the pipeline, in order", () => {
   it("T2: afterToolCall sees the executed result and whether it failed", () => {
     const seen: unknown[] = [];
     const t = tool("fails", () => textResult("bad input", { isError: true }));
-    runSync(call("fails", { q: 1 }), options([t], { afterToolCall: ({ result, isError, args, toolCall }) => void seen.push({ text: textOf(result as never), isError, args, id: toolCall.id }) }));
+    runSync(call("fails", { q: 1 }), options([t], { afterToolCall: ({ result, isError, args, toolCall }) => void seen.push({ text: textOf(result), isError, args, id: toolCall.id }) }));
     expect(seen).toEqual([{ text: "bad input", isError: true, args: { q: 1 }, id: "c1" }]);
   });
 });
@@ -208,7 +208,7 @@ describe("T3: every failure is an isError result", () => {
     const t = tool("read", () => textResult("never"), schema);
     const outcome = runSync(call("read", { lines: { from: "x" }, extra: true }), options([t]));
     expect(outcome.isError).toBe(true);
-    const text = textOf({ content: outcome.result.content } as never);
+    const text = textOf(outcome.result);
     expect(text).toContain('Invalid arguments for tool "read"');
     expect(text).toContain("  - path: is required");
     expect(text).toContain("  - mode: is required");
@@ -332,7 +332,7 @@ describe("T5: runToolCall", () => {
         for (const c of [call("ls", {}, "n1"), call("rm", {}, "n2")]) {
           inner.push(await lastValueFrom(runToolCall(c, { tools: [ls, rm], context, assistantMessage: assistant, signal, beforeToolCall, afterToolCall })));
         }
-        return textResult(inner.map((o) => textOf({ content: o.result.content } as never)).join(" | "));
+        return textResult(inner.map((o) => textOf(o.result)).join(" | "));
       }),
     );
     const provider = fauxProvider([{ content: [fauxToolCall("script", {}, "s1")] }, { content: "ok" }]);
@@ -355,7 +355,7 @@ describe("T5: runToolCall", () => {
       s.next(textResult("all"));
       s.complete();
     }));
-    const outcome = runSync(call("t"), options([t], { now: () => clock, onUpdate: (r) => updates.push(textOf(r as never)) }));
+    const outcome = runSync(call("t"), options([t], { now: () => clock, onUpdate: (r) => updates.push(textOf(r)) }));
     expect(updates).toEqual(["half"]);
     expect(outcome).toMatchObject({ isError: false, durationMs: 30 });
   });
