@@ -2,6 +2,7 @@
  * The transcript owns the system prompt and the tool declarations (SPEC M5): replaying system
  * messages, and the loop announcing tool changes before a request.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { agentLoop, agentLoopContinue } from "../../src/agent-loop.js";
 import {
@@ -13,6 +14,7 @@ import {
   toToolDeclaration,
   type AgentEvent,
   type AgentMessage,
+  type AgentTool,
   type SystemMessage,
 } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
@@ -182,5 +184,68 @@ describe("M5: the loop announces tool changes before the request", () => {
     // the fresh transcript declares no tools: read is announced again
     const messages = agentEnd(events).messages;
     expect(systemMessages(messages).map((m) => m.toolsAdded?.map((t) => t.name))).toEqual([["read"]]);
+  });
+});
+
+describe("M5: property — replaying the transcript always yields exactly the executable tools", () => {
+  const pool: AgentTool[] = [read, write, ls, tool("grep", () => textResult("hits"))];
+  const readV2 = { ...read, description: "read a file, v2" };
+  const subset = (tools: readonly AgentTool[]) => fc.subarray(tools.slice());
+  const pendingMessage = fc.oneof(
+    fc.constant<"user">("user"),
+    fc.record({ added: subset([...pool, readV2]), removed: subset(pool), content: fc.constantFrom("", "note") }),
+  );
+
+  it("M5: for random declared tools, pending system messages and executable tools, the request's transcript declares exactly the executable tools", () => {
+    fc.assert(
+      fc.property(subset(pool), fc.array(pendingMessage, { maxLength: 4 }), subset([...pool, readV2]), (declared, pendingSpec, executableSpec) => {
+        // a tool name appears once in the executable set
+        const executable = executableSpec.filter((t, i) => executableSpec.findIndex((u) => u.name === t.name) === i);
+        const pending: AgentMessage[] = pendingSpec.map((p) =>
+          p === "user"
+            ? user("hello")
+            : system(p.content, {
+                ...(p.added.length ? { toolsAdded: p.added.filter((t, i) => p.added.findIndex((u) => u.name === t.name) === i).map(toToolDeclaration) } : {}),
+                ...(p.removed.length ? { toolsRemoved: p.removed.map((t) => ({ name: t.name })) } : {}),
+              }),
+        );
+        const provider = fauxProvider([{ content: "ok" }]);
+        const history: AgentMessage[] = [createInitialSystemMessage("prompt", declared) ?? user("start")];
+        const events = collectSync(agentLoop(pending, { messages: history, tools: executable }, { model }, undefined, provider));
+        const sent = provider.requests[0]!.messages;
+        const byName = (tools: readonly { name: string }[]) => [...tools].sort((a, b) => a.name.localeCompare(b.name));
+        expect(byName(getCurrentTools(sent))).toEqual(byName(executable.map(toToolDeclaration)));
+        // the non-system pending messages are committed as they are, in order
+        const added = agentEnd(events).messages.slice(0, -1);
+        expect(added.filter((m) => (m as { role: string }).role !== "system")).toEqual(pending.filter((m) => (m as { role: string }).role !== "system"));
+        // a pending system message absorbs the change; otherwise at most one announcement is added
+        const systemsBefore = pending.filter((m) => (m as { role: string }).role === "system").length;
+        const systemsAfter = added.filter((m) => (m as { role: string }).role === "system").length;
+        expect(systemsAfter - systemsBefore).toBe(systemsBefore > 0 ? 0 : systemsAfter > 0 ? 1 : 0);
+        return true;
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("M5: when the tools change between turns, every request's transcript declares exactly that turn's tools", () => {
+    fc.assert(
+      fc.property(subset(pool), fc.array(subset([...pool, readV2]), { minLength: 1, maxLength: 4 }), (declared, turns) => {
+        const sets = turns.map((set) => set.filter((t, i) => set.findIndex((u) => u.name === t.name) === i));
+        // every turn but the last calls a tool, so the run goes on; the call fails (unknown), which is fine here
+        const script = sets.map((_, i) => (i < sets.length - 1 ? { content: [fauxToolCall("unknown", {}, `c${i}`)] } : { content: "done" }));
+        const provider = fauxProvider(script);
+        let turn = 0;
+        const history: AgentMessage[] = [createInitialSystemMessage("prompt", declared) ?? user("start")];
+        collectSync(
+          agentLoop([user("go")], { messages: history, tools: sets[0] }, { model, prepareNextTurn: ({ context }) => ({ context: { ...context, tools: sets[++turn] } }) }, undefined, provider),
+        );
+        expect(provider.requests).toHaveLength(sets.length);
+        const byName = (tools: readonly { name: string }[]) => [...tools].sort((a, b) => a.name.localeCompare(b.name));
+        provider.requests.forEach((request, i) => expect(byName(getCurrentTools(request.messages))).toEqual(byName(sets[i]!.map(toToolDeclaration))));
+        return true;
+      }),
+      { numRuns: 200 },
+    );
   });
 });
