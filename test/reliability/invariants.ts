@@ -136,8 +136,13 @@ export function checkMessages(events: Events, complete: boolean, initial: readon
   let lastAssistant: AssistantMessage | undefined;
   const resultsAfter = new Map<AssistantMessage, ToolResultMessage[]>();
   const resultToEnd = new Map<string, Extract<AgentEvent, { type: "tool_execution_end" }>>();
+  const repeated = new Set<string>();
   for (const event of events) {
-    if (event.type === "tool_execution_end") resultToEnd.set(event.toolCallId, event);
+    if (event.type === "tool_execution_end") {
+      // A repeated id (hostile input H7) cannot be matched by id.
+      if (resultToEnd.has(event.toolCallId)) repeated.add(event.toolCallId);
+      resultToEnd.set(event.toolCallId, event);
+    }
     if (event.type === "message_end") {
       if (isAssistant(event.message)) {
         lastAssistant = event.message;
@@ -145,7 +150,7 @@ export function checkMessages(events: Events, complete: boolean, initial: readon
       } else if (isToolResult(event.message) && lastAssistant) {
         resultsAfter.get(lastAssistant)!.push(event.message);
         const end = resultToEnd.get(event.message.toolCallId);
-        if (end && end.isError !== event.message.isError) v.push(`${where}: ${event.message.toolCallId}: tool_execution_end.isError differs from its result message`);
+        if (end && !repeated.has(end.toolCallId) && end.isError !== event.message.isError) v.push(`${where}: ${event.message.toolCallId}: tool_execution_end.isError differs from its result message`);
       }
     }
     if (event.type === "turn_end") {
