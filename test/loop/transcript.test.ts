@@ -230,16 +230,21 @@ describe("M5: property — replaying the transcript always yields exactly the ex
 
   it("M5: when the tools change between turns, every request's transcript declares exactly that turn's tools", () => {
     fc.assert(
-      fc.property(subset(pool), fc.array(subset([...pool, readV2]), { minLength: 1, maxLength: 4 }), (declared, turns) => {
+      fc.property(subset(pool), fc.array(subset([...pool, readV2]), { minLength: 1, maxLength: 4 }), fc.boolean(), (declared, turns, inPlace) => {
         const sets = turns.map((set) => set.filter((t, i) => set.findIndex((u) => u.name === t.name) === i));
         // every turn but the last calls a tool, so the run goes on; the call fails (unknown), which is fine here
         const script = sets.map((_, i) => (i < sets.length - 1 ? { content: [fauxToolCall("unknown", {}, `c${i}`)] } : { content: "done" }));
         const provider = fauxProvider(script);
         let turn = 0;
         const history: AgentMessage[] = [createInitialSystemMessage("prompt", declared) ?? user("start")];
-        collectSync(
-          agentLoop([user("go")], { messages: history, tools: sets[0] }, { model, prepareNextTurn: ({ context }) => ({ context: { ...context, tools: sets[++turn] } }) }, undefined, provider),
-        );
+        // a new tool list per turn, or the same array changed in place
+        const prepareNextTurn = ({ context }: { context: { tools?: AgentTool[] } }) => {
+          const next = sets[++turn]!;
+          if (!inPlace) return { context: { ...context, tools: next } } as never;
+          context.tools!.splice(0, context.tools!.length, ...next);
+          return undefined;
+        };
+        collectSync(agentLoop([user("go")], { messages: history, tools: sets[0]!.slice() }, { model, prepareNextTurn }, undefined, provider));
         expect(provider.requests).toHaveLength(sets.length);
         const byName = (tools: readonly { name: string }[]) => [...tools].sort((a, b) => a.name.localeCompare(b.name));
         provider.requests.forEach((request, i) => expect(byName(getCurrentTools(request.messages))).toEqual(byName(sets[i]!.map(toToolDeclaration))));
