@@ -112,6 +112,8 @@ export function getToolChanges(declared: readonly Tool[], executable: readonly T
 export class ToolDeclarations {
   private source: readonly AgentMessage[] | undefined;
   private read = 0;
+  /** The message folded last, at `read - 1`: when another one sits there, the array was rewritten in place. */
+  private lastRead: AgentMessage | undefined;
   private declared = new Map<string, Tool>();
   private declaredKeys = new Map<string, string>();
   /** A copy of the tool list last compared: the caller's array may be mutated in place. */
@@ -119,9 +121,13 @@ export class ToolDeclarations {
   private comparedVersion = -1;
   private version = 0;
 
-  /** Fold the system messages appended since the last call (or replay a replaced transcript). */
+  /**
+   * Fold the system messages appended since the last call, or replay a replaced transcript —
+   * also one rewritten in place (a hook compacting `context.messages` with `splice`), which the
+   * last folded message no longer being at its index reveals in O(1), as in `IncrementalLlmMessages`.
+   */
   private catchUp(messages: readonly AgentMessage[]): void {
-    if (messages !== this.source || messages.length < this.read) {
+    if (messages !== this.source || messages.length < this.read || (this.read > 0 && messages[this.read - 1] !== this.lastRead)) {
       this.source = messages;
       this.read = 0;
       this.declared.clear();
@@ -129,6 +135,7 @@ export class ToolDeclarations {
       this.version++;
     }
     for (; this.read < messages.length; this.read++) this.fold(messages[this.read]!);
+    this.lastRead = messages[this.read - 1];
   }
 
   private fold(message: AgentMessage): void {

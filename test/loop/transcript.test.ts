@@ -145,6 +145,21 @@ describe("M5: the loop announces tool changes before the request", () => {
     expect(roles(provider.requests[1]!.messages).slice(-1)).toEqual(["system"]);
   });
 
+  it("M5: a transcript compacted in place (the declaring system message spliced out) gets the tools announced again", () => {
+    const provider = fauxProvider([{ content: [fauxToolCall("read", {}, "1"), fauxToolCall("read", {}, "2")] }, { content: "done" }]);
+    collectSync(
+      agentLoop([user("go")], { messages: [createInitialSystemMessage("prompt", [read])!, user("old")], tools: [read] }, {
+        model,
+        // compaction in place: the old head (system prompt and an old question) becomes one summary
+        prepareNextTurn: ({ context }) => {
+          context.messages.splice(0, 2, user("summary"));
+          return undefined;
+        },
+      }, undefined, provider),
+    );
+    expect(provider.requests.map((r) => getCurrentTools(r.messages).map((t) => t.name))).toEqual([["read"], ["read"]]);
+  });
+
   it("M5: the announcement is made once — the next turn sees the tools declared", () => {
     const provider = fauxProvider([{ content: [fauxToolCall("read", {}, "1")] }, { content: [fauxToolCall("read", {}, "2")] }, { content: "done" }]);
     const events = collectSync(agentLoop([user("go")], { messages: [], tools: [read] }, { model }, undefined, provider));
