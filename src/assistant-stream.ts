@@ -18,6 +18,11 @@ export interface AssistantRequest {
   options: StreamOptions & { signal: AbortSignal };
   streamFn: StreamFn;
   now: () => number;
+  /**
+   * Where `message_update` events go instead of the returned Observable: the loop's short path
+   * to its subscriber when nothing waits on events (start and end still come through here).
+   */
+  onUpdate?: (event: AgentEvent) => void;
 }
 
 /** The errorMessage of a response cut off by an abort the provider did not answer itself. */
@@ -38,7 +43,7 @@ function isAssistantMessage(value: unknown): value is AssistantMessage {
  */
 export function streamAssistantResponse(request: AssistantRequest): Observable<AgentEvent> {
   return new Observable<AgentEvent>((subscriber) => {
-    const { model, options, now } = request;
+    const { model, options, now, onUpdate } = request;
     const { signal } = options;
     let partial: AssistantMessage | undefined;
     let finished = false;
@@ -80,8 +85,10 @@ export function streamAssistantResponse(request: AssistantRequest): Observable<A
         case "toolcall_delta":
         case "toolcall_end":
           if (!partial) return fail(`Provider protocol violation: "${event.type}" arrived before "start".`);
-          if (isAssistantMessage(event.partial)) partial = event.partial;
-          subscriber.next({ type: "message_update", message: partial, assistantMessageEvent: event });
+          // pi-ai providers mutate one message in place: the same object needs no re-check.
+          if (event.partial !== partial && isAssistantMessage(event.partial)) partial = event.partial;
+          if (onUpdate) onUpdate({ type: "message_update", message: partial, assistantMessageEvent: event });
+          else subscriber.next({ type: "message_update", message: partial, assistantMessageEvent: event });
           return;
         case "done":
           if (!isAssistantMessage(event.message)) return fail(`Provider protocol violation: "done" carried no assistant message.`);

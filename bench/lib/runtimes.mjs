@@ -9,8 +9,11 @@ import { existsSync } from "node:fs";
 import { instantTool, longRunScript, MODEL, prepareForm, referenceConvertToLlm, scriptedStreamFn, streamingScript, toolHeavyScript, userMessage } from "./scenarios.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-/** rxagent as built by `npm run build` at the root (tsc → dist/). */
-export const RXAGENT_ENTRY = path.resolve(here, "../../dist/index.js");
+/**
+ * rxagent as built by `npm run build` at the root (tsc → dist/). RXAGENT_DIST=<dir> points at
+ * another build (for before/after comparisons of a change).
+ */
+export const RXAGENT_ENTRY = path.resolve(process.env.RXAGENT_DIST ?? path.resolve(here, "../../dist"), "index.js");
 
 export async function loadRuntime(name) {
   if (name === "reference") return import("@earendil-works/pi-agent-core");
