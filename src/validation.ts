@@ -11,10 +11,27 @@ import type { ToolCall } from "./messages.js";
 const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: "array", useDefaults: true, validateFormats: false });
 const compiled = new WeakMap<object, ValidateFunction>();
 
+/**
+ * Validators by schema content. ajv keeps everything it compiles (its cache and code scope) for
+ * the life of the instance, so compiling once per schema *object* grew without bound when an app
+ * builds its tools per Agent (issue 7 soak: ~6 KB per Agent). Equal schemas share one validator.
+ */
+const byContent = new Map<string, ValidateFunction>();
+
+function contentKey(schema: object): string | undefined {
+  try {
+    return JSON.stringify(schema);
+  } catch {
+    return undefined;
+  }
+}
+
 function validatorFor(schema: object): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    const key = contentKey(schema);
+    validate = (key !== undefined ? byContent.get(key) : undefined) ?? ajv.compile(schema);
+    if (key !== undefined) byContent.set(key, validate);
     compiled.set(schema, validate);
   }
   return validate;

@@ -87,14 +87,19 @@ describe("T2: coercion of what models commonly send", () => {
 describe("T2: one compiled validator per schema", () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it("T2: the same schema object is compiled once; an equal but new object is compiled again", () => {
+  it("T2: the same schema object is compiled once; an equal new object reuses its validator, a different one is compiled", () => {
+    // Issue 7 soak: ajv keeps whatever it compiles, so recompiling equal schemas (tools built per
+    // Agent) grew the heap ~6 KB per Agent for good. Equal content now shares one validator.
     const compile = vi.spyOn(Ajv.prototype, "compile");
-    const schema = { type: "object", properties: { q: { type: "string" } } };
+    // Contents no other test uses: the content cache is module-wide.
+    const schema = { type: "object", description: "T2 cache", properties: { q: { type: "string" } } };
     validateToolArguments("t", schema, args({ q: "a" }));
     validateToolArguments("t", schema, args({ q: "b" }));
     errorOf(() => validateToolArguments("t", schema, args({ q: {} })));
     expect(compile).toHaveBeenCalledTimes(1);
     validateToolArguments("t", { ...schema }, args({ q: "c" }));
+    expect(compile).toHaveBeenCalledTimes(1);
+    errorOf(() => validateToolArguments("t", { type: "object", description: "T2 cache", properties: { q: { type: "number" } } }, args({ q: "c" })));
     expect(compile).toHaveBeenCalledTimes(2);
   });
 });

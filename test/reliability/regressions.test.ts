@@ -3,7 +3,8 @@
  * and the (shrunk) scenario, so it stays fixed whatever the generator draws next.
  */
 import { take } from "rxjs";
-import { describe, expect, it } from "vitest";
+import { Ajv } from "ajv";
+import { describe, expect, it, vi } from "vitest";
 import { Agent } from "../../src/agent.js";
 import { agentLoop } from "../../src/agent-loop.js";
 import type { AgentEvent, AgentMessage, Message } from "../../src/index.js";
@@ -110,5 +111,20 @@ describe("issue 7 · regressions found by the generator", () => {
     expect(agent.state.isStreaming).toBe(false);
     const last = agent.state.messages[agent.state.messages.length - 1] as Message;
     expect(last.role === "assistant" && last.stopReason).toBe("aborted");
+  });
+
+  it("R7 (soak, 10 000 Agents: +42 MB retained): tools built per Agent with equal schemas share one compiled validator", async () => {
+    const compile = vi.spyOn(Ajv.prototype, "compile");
+    try {
+      for (let i = 0; i < 5; i++) {
+        const schema = { type: "object", description: "R7 per-agent tool", properties: { n: { type: "number" } } };
+        const agent = new Agent({ initialState: { model, tools: [tool("t", () => textResult("ok"), schema)] }, streamFn: fauxProvider([{ content: [fauxToolCall("t", { n: i })] }, { content: "done" }]) });
+        await agent.prompt("go");
+        expect((agent.state.messages.find((m) => (m as Message).role === "toolResult") as { isError: boolean }).isError).toBe(false);
+      }
+      expect(compile).toHaveBeenCalledTimes(1);
+    } finally {
+      compile.mockRestore();
+    }
   });
 });
