@@ -85,6 +85,31 @@ function timing(kind, workload, size, { warmup, runs, runsFor, warmupFor }) {
   return out;
 }
 
+/**
+ * The long runs: every measured run in a fresh process, after warm-up runs of the same size in
+ * that process (3 at 1 000 turns, 2 at 4 000, 1 at 16 000), the variants' processes in rotating
+ * order each round. In one shared process the reference's multi-second 16 000-turn runs leave a
+ * large heap behind, and the next runtime's garbage collections pay for it.
+ */
+function timingIsolated(kind, workload, size, rounds) {
+  log(`timing ${workload} ${size} (${rounds} rounds, one fresh process per variant per round, alternating)`);
+  const raw = Object.fromEntries(VARIANTS.map((v) => [v, { wall: [], cpu: [], check: undefined }]));
+  for (let round = 0; round < rounds; round++) {
+    const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]);
+    for (const variant of order) {
+      const r = node(["workers/timing.mjs", JSON.stringify({ kind, workload, size, variants: [variant], warmup: size >= 16_000 ? 1 : size >= 4_000 ? 2 : 3, runs: 1 })])[variant];
+      raw[variant].wall.push(...r.wall);
+      raw[variant].cpu.push(...r.cpu);
+      raw[variant].check = r.check;
+    }
+  }
+  const out = {};
+  for (const [variant, r] of Object.entries(raw)) out[variant] = { wallMs: summary(r.wall.map((v) => round(v, 3))), cpuMs: summary(r.cpu.map((v) => round(v, 3))), check: r.check };
+  const checks = new Set(Object.values(out).map((r) => JSON.stringify(r.check)));
+  if (checks.size !== 1) throw new Error(`${workload} ${size}: runtimes disagree: ${[...checks].join(" vs ")}`);
+  return out;
+}
+
 const sizes = quick ? { deltas: 20_000, toolTurns: 200, longRuns: [500, 2000] } : { deltas: 100_000, toolTurns: 1_000, longRuns: [1_000, 4_000, 16_000] };
 const timings = {
   streaming: { kind: "loop", size: sizes.deltas, variants: timing("loop", "streaming", sizes.deltas, { warmup: 3, runs: quick ? 5 : 15 }) },
@@ -92,7 +117,7 @@ const timings = {
   longRun: sizes.longRuns.map((turns) => ({
     kind: "agent",
     size: turns,
-    variants: timing("agent", "long-run", turns, turns >= 16_000 ? { warmup: 1, runs: 5 } : turns >= 4_000 ? { warmup: 2, runs: 9 } : { warmup: 3, runs: quick ? 5 : 15 }),
+    variants: timingIsolated("agent", "long-run", turns, quick ? 3 : turns >= 16_000 ? 5 : turns >= 4_000 ? 9 : 11),
   })),
 };
 

@@ -4,7 +4,8 @@
  *
  * Usage: node workers/timing.mjs '<json>' with
  *   { kind: "loop" | "agent", workload, size, variants: ["reference:pi", "rxagent:pi", "rxagent:observable"],
- *     warmup, runs, runsFor?: { "reference:pi": 3 } }
+ *     warmup, runs, warmupSize?, runsFor?: { "reference:pi": 3 } }
+ * warmupSize: the size of the warm-up runs when it differs from the measured size.
  * Prints one JSON line: { variant: { wall: number[], cpu: number[], check } }.
  *
  * No forced GC between runs: a forced full GC shrinks the young generation, and the next run
@@ -20,11 +21,11 @@ for (const variant of config.variants) {
   libs[name] ??= await loadRuntime(name);
 }
 
-async function once(variant) {
+async function once(variant, size) {
   const [name, form] = variant.split(":");
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const outcome = config.kind === "loop" ? await runLoop(name, libs[name], config.workload, config.size, form) : await runAgent(name, libs[name], config.workload, config.size, form);
+  const outcome = config.kind === "loop" ? await runLoop(name, libs[name], config.workload, size, form) : await runAgent(name, libs[name], config.workload, size, form);
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   delete outcome.kept;
@@ -41,8 +42,9 @@ for (let round = 0; round < rounds; round++) {
     // A variant with fewer runs (the reference's slowest size) takes its runs in the last rounds.
     if (measured && round - config.warmup < config.runs - wanted) continue;
     if (!measured && round < config.warmup - (config.warmupFor?.[variant] ?? config.warmup)) continue;
-    const { wall, cpu, outcome } = await once(variant);
+    const { wall, cpu, outcome } = await once(variant, measured ? config.size : (config.warmupSize ?? config.size));
     const r = results[variant];
+    if (!measured && config.warmupSize !== undefined && config.warmupSize !== config.size) continue;
     r.check ??= outcome;
     if (JSON.stringify(r.check) !== JSON.stringify(outcome)) throw new Error(`${variant}: runs disagree: ${JSON.stringify(r.check)} vs ${JSON.stringify(outcome)}`);
     if (measured) {
