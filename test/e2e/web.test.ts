@@ -4,7 +4,7 @@
  * playwright-core). A prompt streams text and shows tool progress; Stop aborts; a new prompt
  * works; Steer lands on the next turn; the proxy mode streams through the example proxy server.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -65,6 +65,17 @@ async function send(page: Page, text: string): Promise<void> {
 const status = (page: Page) => page.getByTestId("status").getAttribute("data-status");
 
 describe("examples/web in headless Chromium", () => {
+  it("the production bundle has no Node-only API (the core, the demo model and its tools are browser-safe)", () => {
+    const assets = readdirSync(join(outDir, "assets")).filter((file) => file.endsWith(".js"));
+    expect(assets.length).toBeGreaterThan(0);
+    for (const asset of assets) {
+      const code = readFileSync(join(outDir, "assets", asset), "utf8");
+      expect(code).not.toMatch(/["']node:[a-z]/);
+      expect(code).not.toMatch(/\bprocess\.(env|argv|stdout)\b/);
+      expect(code).not.toMatch(/\brequire\(["']fs["']\)/);
+    }
+  });
+
   it("streams text, shows tool progress, Stop aborts, then a new prompt works", async () => {
     const page = await open();
     expect(await page.getByTestId("mode").textContent()).toContain("demo model");
