@@ -43,9 +43,19 @@ const text$ = run$.pipe(
 const toolsDone$ = run$.pipe(
   filter((event) => event.type === "tool_execution_end"),
   scan((count) => count + 1, 0),
-  map((count) => `\n  [${count} tool${count === 1 ? "" : "s"} finished]\n`),
+  map((count) => `  [${count} tool${count === 1 ? "" : "s"} finished]\n`),
 );
-await new Promise<void>((resolve) => merge(text$, toolsDone$).subscribe({ next: (text) => process.stdout.write(text), complete: resolve }));
+let atLineStart = true;
+await new Promise<void>((resolve) =>
+  merge(text$, toolsDone$).subscribe({
+    next: (text) => {
+      if (text.startsWith("  [") && !atLineStart) process.stdout.write("\n");
+      process.stdout.write(text);
+      atLineStart = text.endsWith("\n");
+    },
+    complete: resolve,
+  }),
+);
 process.stdout.write("\n");
 
 // 2. Cancel with `takeUntil`: stop the run as soon as the first tool finishes.
