@@ -2,7 +2,7 @@
  * The embedded demo model: what it understands, how it answers, and that it speaks the
  * provider protocol like a real model (and stops on abort like one).
  */
-import { from, lastValueFrom, toArray } from "rxjs";
+import { from, lastValueFrom, type ObservableInput, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { DEMO_MODEL, demoModel, planReply } from "../../demo/demo-model.js";
 import { browserTools, calculatorTool, clockTool, evaluate, weatherTool } from "../../demo/tools.js";
@@ -23,7 +23,9 @@ const text = (messages: Message[]) => {
 
 async function stream(messages: Message[], signal?: AbortSignal): Promise<AssistantMessageEvent[]> {
   const streamFn = demoModel({ delayMs: 0 });
-  return lastValueFrom(from(await streamFn(DEMO_MODEL, { messages }, signal ? { signal } : {})).pipe(toArray()));
+  // The demo model returns an Observable (not a promise of one).
+  const events = streamFn(DEMO_MODEL, { messages }, signal ? { signal } : {}) as ObservableInput<AssistantMessageEvent>;
+  return lastValueFrom(from(events).pipe(toArray()));
 }
 
 describe("demo model", () => {
