@@ -25,7 +25,7 @@ import { concat } from "./internal/concat.js";
 import { describeError, failedAssistantMessage } from "./assistant-message.js";
 import { streamAssistantResponse } from "./assistant-stream.js";
 import { Emitter } from "./internal/emitter.js";
-import { thenMaybe } from "./internal/maybe-async.js";
+import { settled, thenMaybe } from "./internal/maybe-async.js";
 import { IncrementalLlmMessages } from "./llm-context.js";
 import type { AssistantMessage, Message, StreamFn, StreamOptions, ThinkingLevel, ToolCall, ToolResultMessage } from "./messages.js";
 import { executeToolBatch, failTruncatedToolCalls, type ToolBatchResult } from "./tool-batch.js";
@@ -564,11 +564,9 @@ function failure(run: Run, error: unknown): Observable<AgentEvent> {
       ? (event) => {
           try {
             const result = userEmit(event);
-            return result && typeof (result as PromiseLike<unknown>).then === "function"
-              ? Promise.resolve(result).catch(() => undefined)
-              : result && typeof (result as Observable<unknown>).subscribe === "function"
-                ? (result as Observable<unknown>).pipe(catchError(() => EMPTY))
-                : undefined;
+            // Waited on through rxjs, never `Promise.resolve`: a real promise of our own would
+            // leave virtual time (SPEC L12; issue 7: a failing run never ended under TestScheduler).
+            return settled(result)?.pipe(catchError(() => EMPTY));
           } catch {
             return undefined;
           }

@@ -51,6 +51,7 @@ function rich(via: Scenario["via"], providerDelay: Scenario["providerDelay"]): S
       finishTurn: null,
       prepareNextTurn: [1, 0],
       hookDelay: 0,
+      hookAsync: "observable",
       throwIn: null,
       listenerDelay: via === "loop" || providerDelay === "sync" ? 0 : 1,
     },

@@ -99,6 +99,43 @@ function replyOf(turn: Scenario["turns"][number]): FauxReply {
   return reply;
 }
 
+/**
+ * A promise-like settled by the TestScheduler: promise-returning tools and hooks, in virtual
+ * time and without a microtask. `then` chains like a promise (enough for rxjs's `from`).
+ */
+export function virtualPromise<T>(executor: (resolve: (value: T) => void, reject: (error: unknown) => void) => void): PromiseLike<T> {
+  let state: "pending" | "fulfilled" | "rejected" = "pending";
+  let result: unknown;
+  const waiting: (() => void)[] = [];
+  const settle = (next: "fulfilled" | "rejected", value: unknown): void => {
+    if (state !== "pending") return;
+    state = next;
+    result = value;
+    for (const callback of waiting.splice(0)) callback();
+  };
+  executor(
+    (value) => settle("fulfilled", value),
+    (error) => settle("rejected", error),
+  );
+  return {
+    then<A = T, B = never>(onFulfilled?: ((value: T) => A | PromiseLike<A>) | null, onRejected?: ((error: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
+      return virtualPromise<A | B>((resolve, reject) => {
+        const run = (): void => {
+          try {
+            if (state === "fulfilled") resolve(onFulfilled ? (onFulfilled(result as T) as A) : (result as A));
+            else if (onRejected) resolve(onRejected(result) as B);
+            else reject(result);
+          } catch (error) {
+            reject(error);
+          }
+        };
+        if (state === "pending") waiting.push(run);
+        else run();
+      });
+    },
+  };
+}
+
 /** Tracks brackets live, so a queue poll can be checked against the run's state at that moment. */
 class LiveState {
   openTools = new Set<string>();
@@ -182,14 +219,29 @@ export function runScenario(scenario: Scenario): Trace {
     return n;
   };
   const scriptedError = (hook: HookName): Error => new Error(`${hook} failed (scripted)`);
-  /** The hook's decision, possibly thrown, possibly delivered later as an Observable. */
-  const deliver = <T>(hook: HookName, n: number, value: T, delay = hooks.hookDelay): T | Observable<T> => {
+  /** A promise-like settled `delay` frames from now. */
+  const later = <T>(delay: number, outcome: () => T): PromiseLike<T> =>
+    virtualPromise<T>((resolve, reject) => {
+      scheduler.schedule(() => {
+        try {
+          resolve(outcome());
+        } catch (error) {
+          reject(error);
+        }
+      }, delay);
+    });
+  /** The hook's decision, possibly thrown, possibly delivered later (an Observable or a promise-like). */
+  const deliver = <T>(hook: HookName, n: number, value: T, delay = hooks.hookDelay): T | Observable<T> | PromiseLike<T> => {
     const fault = hooks.throwIn;
     if (fault && fault.hook === hook && fault.at === n) {
       if (fault.how === "sync") throw scriptedError(hook);
+      if (fault.how === "promise") return later<T>(delay, () => {
+        throw scriptedError(hook);
+      });
       return counted(`${hook}#${n}`, timer(delay).pipe(mergeMap(() => throwError(() => scriptedError(hook)))));
     }
     if (delay === 0) return value;
+    if (hooks.hookAsync === "promise") return later(delay, () => value);
     return counted(`${hook}#${n}`, timer(delay).pipe(map(() => value)));
   };
   const userMessage = (text: string): UserMessage => ({ role: "user", content: text, timestamp: scheduler.now() });
@@ -284,6 +336,15 @@ export function runScenario(scenario: Scenario): Trace {
       if (throws(b)) throw throwOf(id, b);
       return resultOf(id, b) as AgentToolResult;
     }
+    if (b.kind === "promise") {
+      // Progress on the way, then the result; the signal is ignored (the loop waits, SPEC L10).
+      for (let k = 0; k < b.updates; k++) scheduler.schedule(() => onUpdate(progress(id, k)), k);
+      return later(b.frames, () => {
+        if (throws(b)) throw throwOf(id, b);
+        if (b.outcome === "errorObservable") throw new Error(`tool ${id} rejected`);
+        return resultOf(id, b) as AgentToolResult;
+      });
+    }
     const steps = b.updates + 1;
     const every = Math.max(0, Math.floor(b.frames / steps));
     return counted(
@@ -352,11 +413,11 @@ export function runScenario(scenario: Scenario): Trace {
     live.track(event);
   };
   /** The listener (Agent) or waiting emit (loop-emit): records, may throw, may hold the loop. */
-  const listen = (event: AgentEvent, signal?: AbortSignal): void | Observable<unknown> => {
+  const listen = (event: AgentEvent, signal?: AbortSignal): void | Observable<unknown> | PromiseLike<unknown> => {
     record(event);
     const n = enter("listener", signal);
     const result = deliver("listener", n, undefined, hooks.listenerDelay);
-    return result === undefined ? undefined : (result as Observable<unknown>);
+    return result === undefined ? undefined : (result as Observable<unknown> | PromiseLike<unknown>);
   };
 
   const previousUnhandled = rxConfig.onUnhandledError;

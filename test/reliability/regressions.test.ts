@@ -14,7 +14,7 @@ import { label } from "./harness.js";
 import { violations } from "./replay.js";
 import type { Hooks, Scenario } from "./scenario.js";
 
-const NO_HOOKS: Hooks = { before: null, after: null, finishTurn: null, prepareNextTurn: null, hookDelay: 0, throwIn: null, listenerDelay: 0 };
+const NO_HOOKS: Hooks = { before: null, after: null, finishTurn: null, prepareNextTurn: null, hookDelay: 0, hookAsync: "observable", throwIn: null, listenerDelay: 0 };
 
 function scenario(partial: Partial<Scenario> & Pick<Scenario, "via" | "turns">): Scenario {
   return { steeringMode: "all", followUpMode: "all", toolExecution: "parallel", providerDelay: "sync", actions: [], steerBeforeStart: 0, ...partial, hooks: { ...NO_HOOKS, ...partial.hooks } };
@@ -125,6 +125,21 @@ describe("issue 7 · regressions found by the generator", () => {
       expect(compile).toHaveBeenCalledTimes(1);
     } finally {
       compile.mockRestore();
+    }
+  });
+
+  it("R8 (fc.sample seed 11, run 226): a failing run whose listeners return promises still ends in virtual time (no Promise.resolve of our own)", () => {
+    for (const via of ["loop-emit", "agent"] as const) {
+      const trace = clean(
+        scenario({
+          via,
+          providerDelay: 1,
+          turns: [{ blocks: [{ t: "text", text: "hi" }], stop: "natural", fault: "none" }],
+          hooks: { ...NO_HOOKS, listenerDelay: 1, hookAsync: "promise", throwIn: { hook: "convertToLlm", at: 0, how: "sync" } },
+        }),
+      );
+      expect(trace.completed).toBe(true);
+      expect(trace.events.map((e) => label(e.event)).slice(-3)).toEqual(["message_end:assistant:error", "turn_end", "agent_end"]);
     }
   });
 });

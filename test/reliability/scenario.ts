@@ -11,8 +11,11 @@ export type ToolName = "t0" | "t1" | "slow" | "seq" | "nope";
 
 /** How a tool behaves when this call runs. */
 export interface ToolBehaviour {
-  /** `plain`: returns (or throws) synchronously, no promise; `observable`: virtual-time Observable. */
-  kind: "plain" | "observable";
+  /**
+   * `plain`: returns (or throws) synchronously; `observable`: a virtual-time Observable;
+   * `promise`: a promise-like settled on the TestScheduler (no microtask) that ignores the signal.
+   */
+  kind: "plain" | "observable" | "promise";
   /** Frames until the result (observable tools). */
   frames: number;
   /** Progress updates before the result. */
@@ -51,10 +54,12 @@ export interface Hooks {
   finishTurn: ("none" | "end" | "continue")[] | null;
   /** Messages prepareNextTurn adds before each next turn. */
   prepareNextTurn: number[] | null;
-  /** Frames a hook takes (an Observable decision on the scheduler); 0 = plain value. */
+  /** Frames a hook takes (its decision comes later on the scheduler); 0 = plain value. */
   hookDelay: number;
-  /** One hook (or the listener / waiting emit) throws on its `at`-th call. */
-  throwIn: { hook: HookName; at: number; how: "sync" | "observable" } | null;
+  /** How a hook that takes frames delivers: an Observable or a promise-like on the scheduler. */
+  hookAsync: "observable" | "promise";
+  /** One hook (or the listener / waiting emit) throws on its `at`-th call (or errors / rejects later). */
+  throwIn: { hook: HookName; at: number; how: "sync" | "observable" | "promise" } | null;
   /** Frames each listener (Agent) or waiting emit (loop) holds the loop; 0 = returns nothing. */
   listenerDelay: number;
 }
@@ -82,7 +87,7 @@ export interface Scenario {
 }
 
 const behaviourArb: fc.Arbitrary<ToolBehaviour> = fc.record({
-  kind: fc.constantFrom("plain", "observable", "observable"),
+  kind: fc.constantFrom("plain", "observable", "observable", "promise"),
   frames: fc.integer({ min: 0, max: 6 }),
   updates: fc.integer({ min: 0, max: 3 }),
   outcome: fc.oneof(
@@ -121,9 +126,10 @@ function hooksArb(via: Scenario["via"]): fc.Arbitrary<Hooks> {
     finishTurn: fc.option(fc.array(fc.constantFrom("none" as const, "end" as const, "continue" as const), { maxLength: 6 }), { nil: null }),
     prepareNextTurn: fc.option(fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 4 }), { nil: null }),
     hookDelay: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }),
+    hookAsync: fc.constantFrom("observable" as const, "promise" as const),
     throwIn: fc.oneof(
       { weight: 2, arbitrary: fc.constant(null) },
-      { weight: 1, arbitrary: fc.record({ hook: fc.constantFrom(...hookNames), at: fc.integer({ min: 0, max: 8 }), how: fc.constantFrom("sync" as const, "observable" as const) }) },
+      { weight: 1, arbitrary: fc.record({ hook: fc.constantFrom(...hookNames), at: fc.integer({ min: 0, max: 8 }), how: fc.constantFrom("sync" as const, "observable" as const, "promise" as const) }) },
     ),
     listenerDelay: via === "loop" ? fc.constant(0) : fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
   });
