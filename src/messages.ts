@@ -60,8 +60,10 @@ export interface Usage {
 /**
  * Why an assistant message ended. `toolUse` asks the loop to run its tool calls; `length`
  * means the output was cut at the token limit; `error` and `aborted` end the run.
+ * `pending` and `deferred` exist for pi-ai compatibility (its messages type-check unchanged);
+ * the loop treats them like `stop`.
  */
-export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted" | "pending" | "deferred";
 
 /** A tool as the model sees it: name, description and a JSON Schema for its arguments. */
 export interface Tool<TParameters extends object = object> {
@@ -142,7 +144,7 @@ export type AssistantMessageEvent =
   | { type: "toolcall_start"; contentIndex: number; partial: AssistantMessage }
   | { type: "toolcall_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
   | { type: "toolcall_end"; contentIndex: number; toolCall: ToolCall; partial: AssistantMessage }
-  | { type: "done"; reason: "stop" | "length" | "toolUse"; message: AssistantMessage }
+  | { type: "done"; reason: Exclude<StopReason, "error" | "aborted">; message: AssistantMessage }
   | { type: "error"; reason: "aborted" | "error"; error: AssistantMessage };
 
 /** Requested reasoning effort. */

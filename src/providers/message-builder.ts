@@ -14,6 +14,7 @@ import type {
   AssistantMessage,
   AssistantMessageEvent,
   Model,
+  StopReason,
   TextContent,
   ThinkingContent,
   ToolCall,
@@ -27,7 +28,7 @@ type Block = AssistantMessage["content"][number];
 export const EAGER_PARSE_CHARS = 8192;
 
 /** The final `done` event's reasons. */
-export type DoneReason = "stop" | "length" | "toolUse";
+export type DoneReason = Exclude<StopReason, "error" | "aborted">;
 
 /**
  * Accumulates an assistant message and returns the protocol event for each change.

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { AssistantMessage, AssistantMessageEvent, Model, ToolCall } from "../messages.js";
+import type { AssistantMessage, AssistantMessageEvent, Model, StopReason, ToolCall } from "../messages.js";
 import { AssistantMessageBuilder } from "./message-builder.js";
 import { getProviderFailure, recordProviderFailure, type ProviderFailure } from "./provider-failure.js";
 import { StreamFailure } from "./stream-failure.js";
@@ -32,7 +32,7 @@ export type ProxyEvent =
   | ({ type: "toolcall_start"; contentIndex: number; id: string; name: string } & HeadUpdate)
   | ({ type: "toolcall_delta"; contentIndex: number; delta: string } & HeadUpdate)
   | ({ type: "toolcall_end"; contentIndex: number; toolCall: ToolCall } & HeadUpdate)
-  | { type: "done"; reason: "stop" | "length" | "toolUse"; message: MessageHead }
+  | { type: "done"; reason: Exclude<StopReason, "error" | "aborted">; message: MessageHead }
   | { type: "error"; reason: "error" | "aborted"; message: MessageHead; failure?: ProviderFailure };
 
 /** The message's fields other than `content`, sent when they changed. */
