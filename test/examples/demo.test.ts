@@ -4,13 +4,14 @@
  * and live progress bars instead.
  */
 import { spawn } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { indexesInOrder, ROOT, run } from "./support.js";
 
 const ANSI = /\x1b\[/;
 
-describe("npm start (the scripted demo)", () => {
-  it("runs through `npm start` with plain output when piped and exits 0", async () => {
+// Each test runs the demo in its own process: they can run side by side.
+describe.concurrent("npm start (the scripted demo)", () => {
+  it("runs through `npm start` with plain output when piped and exits 0", async ({ expect }) => {
     const child = spawn("npm", ["start"], { cwd: ROOT, env: { ...process.env, NO_COLOR: undefined, FORCE_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
@@ -24,7 +25,7 @@ describe("npm start (the scripted demo)", () => {
     expect(stdout).toMatch(/^\[summary\] 5 turns · 7 tool calls · \d+ events · \d+\.\d s · \d+ tokens$/m);
   });
 
-  it("tells the story in order: parallel tools with progress, steering after the batch, follow-up last, summary", async () => {
+  it("tells the story in order: parallel tools with progress, steering after the batch, follow-up last, summary", async ({ expect }) => {
     const { code, stdout, stderr } = await run("demo/main.ts");
     expect(stderr).toBe("");
     expect(code).toBe(0);
@@ -73,7 +74,7 @@ describe("npm start (the scripted demo)", () => {
     expect(stdout).not.toMatch(ANSI);
   });
 
-  it("--events prints every event type in protocol order", async () => {
+  it("--events prints every event type in protocol order", async ({ expect }) => {
     const { code, stdout } = await run("demo/main.ts", ["--events"]);
     expect(code).toBe(0);
     const events = stdout.split("\n").flatMap((l) => l.match(/^ {2}· (\w+)/)?.[1] ?? []);
@@ -97,7 +98,7 @@ describe("npm start (the scripted demo)", () => {
     expect(stdout.indexOf("  · agent_end")).toBeLessThan(stdout.indexOf("[summary]"));
   });
 
-  it("on a terminal draws colours, streamed text and live progress bars (through a pseudo-TTY)", async () => {
+  it("on a terminal draws colours, streamed text and live progress bars (through a pseudo-TTY)", async ({ expect }) => {
     const child = spawn("script", ["-qec", `${process.execPath} --import tsx demo/main.ts`, "/dev/null"], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: undefined, TERM: "xterm-256color" },
@@ -111,7 +112,9 @@ describe("npm start (the scripted demo)", () => {
     expect(stdout).toMatch(/\x1b\[\d+A\x1b\[0J/); // live rows redrawn in place
     expect(stdout).toMatch(/get_weather\(Tokyo\) +\S*█+/); // a progress bar with progress
     expect(stdout).toContain("[summary]");
+  });
 
+  it("on a terminal, --no-color keeps the live rows but drops the colours", async ({ expect }) => {
     const nocolor = await new Promise<string>((resolve) => {
       const plain = spawn("script", ["-qec", `${process.execPath} --import tsx demo/main.ts --no-color`, "/dev/null"], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
       let out = "";
