@@ -122,6 +122,8 @@ describe.concurrent("npm start (the scripted demo)", () => {
       plain.on("exit", () => resolve(out));
     });
     expect(nocolor).not.toMatch(/\x1b\[3\dm/);
+    expect(nocolor).toMatch(/\x1b\[\d+A\x1b\[0J/); // still live rows
+    expect(nocolor).toMatch(/get_weather\(Tokyo\) +█+/); // still a progress bar
     expect(nocolor).toContain("[summary]");
   });
 });
