@@ -3,12 +3,12 @@
  * it promises. If a feature an example shows breaks, its assertions here fail.
  */
 import { readdirSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect as globalExpect, it, type ExpectStatic } from "vitest";
 import { indexesInOrder, ROOT, run } from "./support.js";
 
 const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
 
-async function example(name: string, env: Record<string, string> = {}): Promise<string> {
+async function example(expect: ExpectStatic, name: string, env: Record<string, string> = {}): Promise<string> {
   const { code, stdout, stderr } = await run(`examples/${name}.ts`, [], env);
   expect(stderr, `stderr of ${name}`).toBe("");
   expect(code, `exit code of ${name}\n${stdout}`).toBe(0);
@@ -16,8 +16,10 @@ async function example(name: string, env: Record<string, string> = {}): Promise<
   return stdout;
 }
 
-describe("examples/", () => {
+// Each example runs in its own process: they run side by side.
+describe.concurrent("examples/", () => {
   it("every example file is covered by this suite", () => {
+    const expect = globalExpect;
     const files = readdirSync(`${ROOT}/examples`).filter((file) => file.endsWith(".ts")).sort();
     expect(files).toEqual([
       "after-tool-call.ts",
@@ -32,13 +34,13 @@ describe("examples/", () => {
     ]);
   });
 
-  it("basic-prompt: streams the answer after a tool call", async () => {
-    const out = await example("basic-prompt");
+  it("basic-prompt: streams the answer after a tool call", async ({ expect }) => {
+    const out = await example(expect, "basic-prompt");
     indexesInOrder(out, ["I'll work out (17 + 4) * 23.", "(tool calculate → ", "(17 + 4) * 23 = 483", "transcript: system → user → assistant → toolResult → assistant"]);
   });
 
-  it("parallel-tools: progress interleaves, ends in completion order, results in source order", async () => {
-    const out = await example("parallel-tools");
+  it("parallel-tools: progress interleaves, ends in completion order, results in source order", async ({ expect }) => {
+    const out = await example(expect, "parallel-tools");
     const lines = out.split("\n");
     expect(lines.slice(0, 3)).toEqual(["start    big.iso", "start    small.txt", "start    medium.zip"]);
     const ends = lines.filter((line) => line.startsWith("end")).map((line) => line.split(/\s+/)[1]);
@@ -51,8 +53,8 @@ describe("examples/", () => {
     expect(out).toContain('answer: [{"type":"text","text":"All three files are downloaded."}]');
   });
 
-  it("steering-and-follow-up: steering opens turn 2 after the batch; follow-up opens the last turn", async () => {
-    const out = await example("steering-and-follow-up");
+  it("steering-and-follow-up: steering opens turn 2 after the batch; follow-up opens the last turn", async ({ expect }) => {
+    const out = await example(expect, "steering-and-follow-up");
     indexesInOrder(out, [
       "── turn 1",
       "user:      What's the weather in Paris and Oslo?",
@@ -72,8 +74,8 @@ describe("examples/", () => {
     ]);
   });
 
-  it("permissions: allow runs, ask asks (approved), deny blocks without running", async () => {
-    const out = await example("permissions");
+  it("permissions: allow runs, ask asks (approved), deny blocks without running", async ({ expect }) => {
+    const out = await example(expect, "permissions");
     expect(out).toContain('? Allow read_file {"path":"package.json","maxLines":3}? yes');
     expect(out).toMatch(/^ran {5}get_time/m);
     expect(out).toMatch(/^ran {5}read_file {4}package\.json \(\d+ lines\):/m);
@@ -82,14 +84,14 @@ describe("examples/", () => {
     expect(out).toContain("the model received 3 results, 1 of them errors");
   });
 
-  it("permissions: a declined ask blocks the call and tells the model", async () => {
-    const out = await example("permissions", { APPROVE: "no" });
+  it("permissions: a declined ask blocks the call and tells the model", async ({ expect }) => {
+    const out = await example(expect, "permissions", { APPROVE: "no" });
     expect(out).toMatch(/^blocked read_file {4}The user declined read_file\.$/m);
     expect(out).toContain("the model received 3 results, 2 of them errors");
   });
 
-  it("after-tool-call: secrets redacted, long output cut, failure flagged — in what the model received", async () => {
-    const out = await example("after-tool-call");
+  it("after-tool-call: secrets redacted, long output cut, failure flagged — in what the model received", async ({ expect }) => {
+    const out = await example(expect, "after-tool-call");
     expect(out).toContain("OPENAI_API_KEY=[redacted]");
     expect(out).toContain("db_password=[redacted]");
     expect(out).not.toContain("sk-live-8f2c1a9b7d");
@@ -99,8 +101,8 @@ describe("examples/", () => {
     expect(out).toMatch(/^ping \(error\), 27 chars:$/m);
   });
 
-  it("custom-messages: the transcript keeps app messages; the model gets them converted", async () => {
-    const out = await example("custom-messages");
+  it("custom-messages: the transcript keeps app messages; the model gets them converted", async ({ expect }) => {
+    const out = await example(expect, "custom-messages");
     const [transcript, sent] = out.split("sent to the model on the last request:");
     expect(transcript!.trim().split("\n").slice(1).map((line) => line.trim())).toEqual(["system", "bookmark", "notice", "user", "assistant", "notice", "assistant"]);
     expect(sent!.trim().split("\n").map((line) => line.trim())).toEqual([
@@ -112,8 +114,8 @@ describe("examples/", () => {
     ]);
   });
 
-  it("transform-context: answers stay right while each request is capped", async () => {
-    const out = await example("transform-context");
+  it("transform-context: answers stay right while each request is capped", async ({ expect }) => {
+    const out = await example(expect, "transform-context");
     for (const line of ["1 + 1 = 2", "2 * 3 = 6", "10 / 4 = 2.5", "2 ^ 10 = 1024", "(5 + 5) * 5 = 50"]) expect(out).toContain(line);
     expect(out).toContain("transcript: 21 messages");
     const sizes = out.match(/messages per request: ([\d, ]+)/)![1]!.split(", ").map(Number);
@@ -122,15 +124,15 @@ describe("examples/", () => {
     expect(sizes.slice(4)).toEqual([6, 8, 6, 8, 6, 8]);
   });
 
-  it("agent-loop-pipeline: scan counts tools; takeUntil cancels the run and its running tools", async () => {
-    const out = await example("agent-loop-pipeline");
+  it("agent-loop-pipeline: scan counts tools; takeUntil cancels the run and its running tools", async ({ expect }) => {
+    const out = await example(expect, "agent-loop-pipeline");
     indexesInOrder(out, ["[1 tool finished]", "[2 tools finished]", "[3 tools finished]", "- Oslo: 6°C"]);
     expect(out).toMatch(/second run: \d+ events, last tool_execution_update; no agent_end: true/);
     expect(out).toContain("cancelled by unsubscribing: Paris, Tokyo");
   });
 
-  it("testing-your-agent: its scripted and marble tests pass", async () => {
-    const out = await example("testing-your-agent");
+  it("testing-your-agent: its scripted and marble tests pass", async ({ expect }) => {
+    const out = await example(expect, "testing-your-agent");
     expect(out.trim().split("\n")).toEqual([
       "✓ the tool result is sent back to the model, and the answer ends the run",
       "✓ an unknown city becomes an error result the model can read (the run does not crash)",
