@@ -76,6 +76,12 @@ async function scriptedSession(): Promise<void> {
   view.line(settings.tty ? "Try it yourself: npm start -- --chat" : "Chat: npm start -- --chat");
 }
 
+// `npm start | head`: the reader went away; stop quietly instead of printing an EPIPE stack.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes("--help") || args.includes("-h")) {
