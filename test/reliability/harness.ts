@@ -66,6 +66,10 @@ export interface Trace {
   hookCalls: (Stamp & { hook: HookName })[];
   blocked: Set<string>;
   signals: AbortSignal[];
+  /** The sequence number at which each signal was first seen. */
+  signalSeqs: number[];
+  /** Agent, second run: where it started (sequence number and index in `events`), what it did. */
+  second?: { seq: number; index: number; error: unknown; completed: boolean; subscriberEvents: AgentEvent[]; expectError: boolean };
   opened: number;
   closed: number;
   /** Labels of subscriptions still open at the end. */
@@ -177,6 +181,7 @@ export function runScenario(scenario: Scenario): Trace {
     hookCalls: [],
     blocked: new Set(),
     signals: [],
+    signalSeqs: [],
     opened: 0,
     closed: 0,
     stillOpen: [],
@@ -205,7 +210,10 @@ export function runScenario(scenario: Scenario): Trace {
       };
     });
   const seeSignal = (signal: AbortSignal | undefined): void => {
-    if (signal && !trace.signals.includes(signal)) trace.signals.push(signal);
+    if (signal && !trace.signals.includes(signal)) {
+      trace.signals.push(signal);
+      trace.signalSeqs.push(seq++);
+    }
   };
 
   // ── hooks ──────────────────────────────────────────────────────────────────
@@ -442,7 +450,31 @@ export function runScenario(scenario: Scenario): Trace {
         complete: () => {
           trace.completed = true;
           if (scenario.via !== "agent") active = false;
+          if (scenario.via === "agent" && scenario.secondRun) startSecondRun(scenario.secondRun);
         },
+      };
+      /** Re-entrant: from inside the first run's `complete`, when the Agent just went idle. */
+      const startSecondRun = (kind: "prompt" | "continue"): void => {
+        const last = agent!.state.messages[agent!.state.messages.length - 1] as Message | undefined;
+        const second: NonNullable<Trace["second"]> = {
+          ...stamp(),
+          index: trace.events.length,
+          error: undefined,
+          completed: false,
+          subscriberEvents: [],
+          // continue() after an assistant message needs a queued message (SPEC A3).
+          expectError: kind === "continue" && last?.role === "assistant" && !agent!.hasQueuedMessages(),
+        };
+        trace.second = second;
+        const sink2 = new Subscriber<AgentEvent>({
+          next: (event) => second.subscriberEvents.push(event),
+          error: (error: unknown) => (second.error = error ?? new Error("undefined")),
+          complete: () => (second.completed = true),
+        });
+        // Later user actions (unsubscribe) apply to the run in progress.
+        subscription = sink2;
+        unsubscribed = false;
+        (kind === "prompt" ? agent!.prompt$("again") : agent!.continue$()).subscribe(sink2);
       };
       let queued = 0;
       const queue = (kind: "steer" | "followUp"): void => {

@@ -165,16 +165,17 @@ export function checkMessages(events: Events, complete: boolean, initial: readon
 }
 
 /** Steering and follow-up: placed between turns only; follow-up only after a natural stop. */
-function checkQueues(trace: Trace, committed: readonly AgentMessage[], complete: boolean): string[] {
+function checkQueues(trace: Trace, committed: readonly AgentMessage[], complete: boolean, runPrompts: ReadonlySet<AgentMessage>): string[] {
   const v: string[] = [];
   const steering = new Set(trace.steering);
   const followUps = new Set(trace.followUps);
   const prepared = new Set(trace.prepared);
-  const pendingKinds = (m: AgentMessage): boolean => steering.has(m) || followUps.has(m) || prepared.has(m) || (m as Message).role === "system";
+  const pendingKinds = (m: AgentMessage): boolean => runPrompts.has(m) || steering.has(m) || followUps.has(m) || prepared.has(m) || (m as Message).role === "system";
   const terminated = new Set<string>();
   for (const e of trace.events) if (e.event.type === "tool_execution_end" && e.event.result?.terminate === true) terminated.add(e.event.toolCallId);
   committed.forEach((message, i) => {
-    if (!followUps.has(message)) return;
+    // `continue()` after an assistant message takes a queued batch as the new run's prompt (SPEC A3).
+    if (!followUps.has(message) || runPrompts.has(message)) return;
     let j = i - 1;
     while (j >= 0 && pendingKinds(committed[j]!)) j--;
     const before = committed[j];
@@ -242,10 +243,15 @@ function checkTools(trace: Trace, events: Events): string[] {
     }
     if (trace.blocked.has(x.id)) v.push(`${x.id}: executed although beforeToolCall blocked it`);
     if (!started.has(x.id)) v.push(`${x.id}: executed without tool_execution_start`);
-    if (trace.cancel && x.seq > trace.cancel.seq) v.push(`${x.id}: a tool started executing after ${trace.cancel.kind} (frame ${x.frame}, cancel at ${trace.cancel.frame})`);
+    if (trace.cancel && x.seq > trace.cancel.seq && x.seq < cancelWindowEnd(trace)) v.push(`${x.id}: a tool started executing after ${trace.cancel.kind} (frame ${x.frame}, cancel at ${trace.cancel.frame})`);
   }
   void events;
   return v;
+}
+
+/** A cancel ends its own run: an Agent's second run (started after it) may do anything again. */
+function cancelWindowEnd(trace: Trace): number {
+  return trace.cancel && trace.second && trace.cancel.seq < trace.second.seq ? trace.second.seq : Infinity;
 }
 
 /** After abort or unsubscribe: nothing more starts, every signal fired, nothing leaks. */
@@ -253,16 +259,21 @@ function checkCancel(trace: Trace): string[] {
   const v: string[] = [];
   const { cancel } = trace;
   if (!cancel) return v;
-  for (const call of trace.providerCalls) if (call.seq > cancel.seq) v.push(`the provider was called after ${cancel.kind} (frame ${call.frame})`);
+  const end = cancelWindowEnd(trace);
+  const start = trace.second && cancel.seq > trace.second.seq ? trace.second.seq : -1;
+  for (const call of trace.providerCalls) if (call.seq > cancel.seq && call.seq < end) v.push(`the provider was called after ${cancel.kind} (frame ${call.frame})`);
   const gone = trace.unsubscribed;
   if (gone && trace.scenario.via !== "agent") {
     for (const call of trace.hookCalls) if (call.seq > gone.seq && call.hook !== "listener") v.push(`${call.hook} called after unsubscribe (frame ${call.frame})`);
   }
   trace.signals.forEach((signal, i) => {
-    if (!signal.aborted) v.push(`signal #${i} handed out did not fire after ${cancel.kind}`);
+    const seen = trace.signalSeqs[i]!;
+    if (seen > start && seen < end && !signal.aborted) v.push(`signal #${i} handed out did not fire after ${cancel.kind}`);
   });
-  const turnsAfter = trace.events.filter((e) => e.seq > cancel.seq && e.event.type === "turn_start").length;
-  if (turnsAfter > 1) v.push(`${turnsAfter} turns started after ${cancel.kind}`);
+  const turnsAfter = trace.events.filter((e) => e.seq > cancel.seq && e.seq < end && e.event.type === "turn_start").length;
+  // One turn reports `aborted`; a hook or listener failing after that adds the failure's own turn (SPEC A6).
+  const failedLater = trace.events.some((e) => e.seq > cancel.seq && e.seq < end && e.event.type === "message_end" && /\(scripted\)/.test((e.event.message as AssistantMessage).errorMessage ?? ""));
+  if (turnsAfter > (failedLater ? 2 : 1)) v.push(`${turnsAfter} turns started after ${cancel.kind}`);
   return v;
 }
 
@@ -272,25 +283,47 @@ export function checkTrace(trace: Trace): string[] {
   const { scenario } = trace;
   const hardCancelled = scenario.via !== "agent" && trace.unsubscribed !== undefined;
   const complete = !hardCancelled;
-  const events = trace.events.map((e) => e.event);
+  const all = trace.events.map((e) => e.event);
+  const second = trace.second;
+  const events = second ? all.slice(0, second.index) : all;
 
   if (trace.error !== undefined) v.push(`the run errored: ${String((trace.error as Error)?.message ?? trace.error)}`);
   for (const error of trace.unhandled) v.push(`unhandled error: ${String((error as Error)?.message ?? error)}`);
-  if (!trace.unsubscribed && !trace.completed) v.push("the run did not complete");
+  if (!(trace.unsubscribed && (!second || trace.unsubscribed.seq < second.seq)) && !trace.completed) v.push("the run did not complete");
   if (trace.opened !== trace.closed) v.push(`subscriptions left open: ${trace.opened - trace.closed} (${trace.stillOpen.join(", ")})`);
 
   v.push(...checkBrackets(events, complete, "trace"));
   v.push(...checkMessages(events, complete, trace.initialMessages, "trace"));
   // What the subscriber saw is the same stream (a prefix of it after the subscriber left).
   const sub = trace.subscriberEvents;
-  const subscriberLeft = trace.unsubscribed !== undefined;
+  const subscriberLeft = trace.unsubscribed !== undefined && (!second || trace.unsubscribed.seq < second.seq);
   if (subscriberLeft ? sub.some((e, i) => e !== events[i]) : sub.length !== events.length || sub.some((e, i) => e !== events[i])) {
     const i = sub.findIndex((e, k) => e !== events[k]);
     v.push(`the subscriber saw other events than the trace (${sub.length} vs ${events.length}; first difference at ${i}: ${sub[i] ? label(sub[i]!) : "-"} vs ${events[i] ? label(events[i]!) : "-"})`);
   }
-  const committed = committedOf(events);
-  v.push(...checkQueues(trace, committed, complete));
-  v.push(...checkTools(trace, events));
+  // Agent: a second run, started from inside the first one's `complete`.
+  const runPrompts = new Set<AgentMessage>();
+  if (second) {
+    const more = all.slice(second.index);
+    if (second.expectError) {
+      if (second.error === undefined) v.push("continue() after an assistant message with empty queues did not error");
+      if (more.length > 0) v.push("a second run that could not start emitted events");
+    } else {
+      if (second.error !== undefined) v.push(`the second run errored: ${String((second.error as Error)?.message ?? second.error)}`);
+      const left = trace.unsubscribed !== undefined && trace.unsubscribed.seq > second.seq;
+      if (!second.completed && !left) v.push("the second run did not complete");
+      v.push(...checkBrackets(more, true, "second run"));
+      v.push(...checkMessages(more, true, [...trace.initialMessages, ...committedOf(events)], "second run"));
+      if ((!left && second.subscriberEvents.length !== more.length) || second.subscriberEvents.some((e, i) => e !== more[i])) v.push("the second run's subscriber saw other events than its listener");
+      for (const event of more) {
+        if (event.type === "message_end" && isAssistant(event.message)) break;
+        if (event.type === "message_end") runPrompts.add(event.message);
+      }
+    }
+  }
+  const committed = committedOf(all);
+  v.push(...checkQueues(trace, committed, complete, runPrompts));
+  v.push(...checkTools(trace, all));
   v.push(...checkCancel(trace));
 
   if (trace.finalState) {

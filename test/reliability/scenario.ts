@@ -82,6 +82,8 @@ export interface Scenario {
   actions: UserAction[];
   /** Messages queued before the run starts. */
   steerBeforeStart: number;
+  /** Agent only: a second run started from the first run's `complete` (re-entrant): `prompt$` or `continue$`. */
+  secondRun?: "prompt" | "continue";
   /** Cancel from inside the subscriber's `next`, on the event with this index (cancellation sweep). */
   cancelAtEvent?: { index: number; kind: "abort" | "unsubscribe" };
 }
@@ -155,10 +157,12 @@ export function scenarioArb(vias: Scenario["via"][] = ["loop", "loop-emit", "age
         actions: fc.array(actionArb, { maxLength: 5 }),
         steerBeforeStart: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
         hangCancel: fc.constantFrom("abort" as const, "unsubscribe" as const),
+        secondRun: via === "agent" ? fc.constantFrom(undefined, undefined, "prompt" as const, "continue" as const) : fc.constant(undefined),
       })
-      .map(({ hangCancel, turns, actions, ...rest }) => {
+      .map(({ hangCancel, turns, actions, secondRun, ...rest }) => {
         const scenario: Scenario = {
           ...rest,
+          ...(secondRun ? { secondRun } : {}),
           turns: turns.map((turn, t) => ({
             stop: turn.stop,
             fault: turn.fault,
@@ -171,7 +175,11 @@ export function scenarioArb(vias: Scenario["via"][] = ["loop", "loop-emit", "age
           actions: actions.slice().sort((a, b) => a.frame - b.frame),
         };
         // A provider that never finishes is ended by abort (or unsubscribe): make sure one comes.
-        if (scenario.turns.some((turn) => turn.fault === "hang")) scenario.actions.push({ frame: 1000, kind: hangCancel });
+        if (scenario.turns.some((turn) => turn.fault === "hang")) {
+          scenario.actions.push({ frame: 1000, kind: hangCancel });
+          // The Agent's second run may meet a hanging turn of its own.
+          if (secondRun) scenario.actions.push({ frame: 2000, kind: hangCancel });
+        }
         return scenario;
       }),
   );
