@@ -7,7 +7,7 @@
  * Nothing here uses a promise: tools, hooks, listeners and the provider are plain values or
  * Observables on the TestScheduler, so one scenario is one synchronous, deterministic flush.
  */
-import { config as rxConfig, map, mergeMap, Observable, Subscriber, type Subscription, throwError, timer } from "rxjs";
+import { config as rxConfig, filter, map, mergeMap, Observable, Subscriber, type Subscription, throwError, timer } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { Agent } from "../../src/agent.js";
 import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
@@ -374,6 +374,8 @@ export function runScenario(scenario: Scenario): Trace {
             subscriber.next(resultOf(id, b) as AgentToolResult);
             subscriber.complete();
           }
+          // A late progress report after the result: dropped (no update after tool_execution_end).
+          if (b.updates > 0) scheduler.schedule(() => onUpdate(progress(id, 99)), 1);
         };
         const subscription = timer(every, every === 0 ? 1 : every).subscribe(() => {
           tick();
@@ -398,7 +400,10 @@ export function runScenario(scenario: Scenario): Trace {
       return { then: (_resolve: unknown, reject: (error: unknown) => void) => reject(new Error("scripted provider rejection")) } as unknown as PromiseLike<AssistantMessageEvent[]>;
     }
     const faux = fauxProvider([replyOf(turn)], scenario.providerDelay === "sync" ? {} : { scheduler, delay: scenario.providerDelay });
-    const events = counted("provider", faux(requestModel, context, options) as Observable<AssistantMessageEvent>);
+    let played$ = faux(requestModel, context, options) as Observable<AssistantMessageEvent>;
+    if (turn.fault === "noise") played$ = played$.pipe(mergeMap((event) => [{ type: "vendor_ping" } as unknown as AssistantMessageEvent, event]));
+    if (turn.fault === "noStart") played$ = played$.pipe(filter((event) => event.type !== "start"));
+    const events = counted("provider", played$);
     if (turn.fault === "thenable") return { then: (resolve: (value: unknown) => void) => resolve(events) } as unknown as PromiseLike<Observable<AssistantMessageEvent>>;
     return events;
   };
@@ -440,8 +445,14 @@ export function runScenario(scenario: Scenario): Trace {
         next: (event: AgentEvent) => {
           if (scenario.via === "loop") record(event);
           trace.subscriberEvents.push(event);
+          const index = trace.subscriberEvents.length - 1;
           const at = scenario.cancelAtEvent;
-          if (at && trace.subscriberEvents.length - 1 === at.index) cancel(at.kind);
+          if (at && index === at.index) cancel(at.kind);
+          for (const action of scenario.eventActions ?? []) {
+            if (action.index !== index) continue;
+            if (action.kind === "steer" || action.kind === "followUp") queue(action.kind);
+            else cancel(action.kind);
+          }
         },
         error: (error: unknown) => {
           trace.error = error ?? new Error("errored with undefined");

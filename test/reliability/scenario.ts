@@ -32,8 +32,11 @@ export type Block =
 export interface ModelTurn {
   blocks: Block[];
   stop: "natural" | "length" | "error" | "aborted";
-  /** SPEC M4 faults; `thenable` is no fault but the (synchronous) promise-of-a-stream delivery. */
-  fault: "none" | "throw" | "reject" | "error" | "incomplete" | "hang" | "thenable";
+  /**
+   * SPEC M4 faults; `thenable` is no fault but the (synchronous) promise-of-a-stream delivery;
+   * `noise` interleaves unknown event types (ignored); `noStart` drops `start` (protocol violation).
+   */
+  fault: "none" | "throw" | "reject" | "error" | "incomplete" | "hang" | "thenable" | "noise" | "noStart";
 }
 
 export type HookName =
@@ -86,6 +89,8 @@ export interface Scenario {
   secondRun?: "prompt" | "continue";
   /** Cancel from inside the subscriber's `next`, on the event with this index (cancellation sweep). */
   cancelAtEvent?: { index: number; kind: "abort" | "unsubscribe" };
+  /** User actions from inside the subscriber's `next`, on the event with this index (re-entrant). */
+  eventActions?: { index: number; kind: UserAction["kind"] }[];
 }
 
 const behaviourArb: fc.Arbitrary<ToolBehaviour> = fc.record({
@@ -113,7 +118,8 @@ const turnArb = fc
     stop: fc.oneof({ weight: 30, arbitrary: fc.constant("natural" as const) }, { weight: 3, arbitrary: fc.constantFrom("length" as const, "error" as const, "aborted" as const) }),
     fault: fc.oneof(
       { weight: 30, arbitrary: fc.constant("none" as const) },
-      { weight: 3, arbitrary: fc.constant("thenable" as const) },
+      { weight: 3, arbitrary: fc.constantFrom("thenable" as const, "noise" as const) },
+      { weight: 1, arbitrary: fc.constant("noStart" as const) },
       { weight: 3, arbitrary: fc.constantFrom("throw" as const, "reject" as const, "error" as const, "incomplete" as const, "hang" as const) },
     ),
   })
@@ -155,6 +161,7 @@ export function scenarioArb(vias: Scenario["via"][] = ["loop", "loop-emit", "age
         turns: fc.array(turnArb, { minLength: 1, maxLength: 6 }),
         hooks: hooksArb(via),
         actions: fc.array(actionArb, { maxLength: 5 }),
+        eventActions: fc.array(fc.record({ index: fc.integer({ min: 0, max: 80 }), kind: actionArb.map((a) => a.kind) }), { maxLength: 2 }),
         steerBeforeStart: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
         hangCancel: fc.constantFrom("abort" as const, "unsubscribe" as const),
         secondRun: via === "agent" ? fc.constantFrom(undefined, undefined, "prompt" as const, "continue" as const) : fc.constant(undefined),
