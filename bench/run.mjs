@@ -10,7 +10,7 @@
  * workers/*.mjs for how each figure is taken.
  */
 import { execFileSync, execSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,7 +30,7 @@ if (!existsSync(path.join(benchDir, "node_modules/@earendil-works/pi-agent-core"
   log("installing bench dependencies (npm ci in bench/)");
   execSync("npm ci --no-audit --no-fund", { cwd: benchDir, stdio: "inherit" });
 }
-if (!existsSync(path.join(rootDir, "dist/index.js"))) {
+if (!process.env.RXAGENT_DIST && !existsSync(path.join(rootDir, "dist/index.js"))) {
   log("building rxagent (npm run build)");
   execSync("npm run build", { cwd: rootDir, stdio: "inherit" });
 }
@@ -60,8 +60,11 @@ const machine = {
 };
 const provenance = {
   date: new Date().toISOString(),
-  rxagentCommit: git(["rev-parse", "--short", "HEAD"]),
-  rxagentWorkingTreeDirty: (git(["status", "--porcelain", "--", "src"]) ?? "").length > 0,
+  // RXAGENT_DIST (another build) and RXAGENT_COMMIT (what it was built from) for runs of a build
+  // other than this working tree's dist/.
+  rxagentDist: process.env.RXAGENT_DIST ?? "dist/",
+  rxagentCommit: process.env.RXAGENT_COMMIT ?? git(["rev-parse", "--short", "HEAD"]),
+  rxagentWorkingTreeDirty: process.env.RXAGENT_DIST ? false : (git(["status", "--porcelain", "--", "src"]) ?? "").length > 0,
   reference: `@earendil-works/pi-agent-core@${referenceVersion}`,
   referenceEngines: ">=22.19.0 (declared); loaded and ran on this Node without changes",
 };
@@ -87,24 +90,33 @@ function timing(kind, workload, size, { warmup, runs, runsFor, warmupFor }) {
 
 /**
  * The long runs: every measured run in a fresh process, after warm-up runs of the same size in
- * that process (3 at 1 000 turns, 2 at 4 000, 1 at 16 000), the variants' processes in rotating
- * order each round. In one shared process the reference's multi-second 16 000-turn runs leave a
+ * that process (at least 8 000 turns: 8 runs at 1 000 turns, 2 at 4 000, 1 at 16 000; rxagent's
+ * first 4–5 runs of 1 000 turns in a fresh process are 1.5–10× slower than its steady state),
+ * the variants' processes in rotating order each round. In one shared process the reference's multi-second 16 000-turn runs leave a
  * large heap behind, and the next runtime's garbage collections pay for it.
  */
 function timingIsolated(kind, workload, size, rounds) {
   log(`timing ${workload} ${size} (${rounds} rounds, one fresh process per variant per round, alternating)`);
-  const raw = Object.fromEntries(VARIANTS.map((v) => [v, { wall: [], cpu: [], check: undefined }]));
+  const raw = Object.fromEntries(VARIANTS.map((v) => [v, { wall: [], cpu: [], turnWindows: [], check: undefined }]));
   for (let round = 0; round < rounds; round++) {
     const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]);
     for (const variant of order) {
-      const r = node(["workers/timing.mjs", JSON.stringify({ kind, workload, size, variants: [variant], warmup: size >= 16_000 ? 1 : size >= 4_000 ? 2 : 3, runs: 1 })])[variant];
+      const r = node(["workers/timing.mjs", JSON.stringify({ kind, workload, size, variants: [variant], warmup: Math.max(1, Math.ceil(8_000 / size)), runs: 1 })])[variant];
       raw[variant].wall.push(...r.wall);
       raw[variant].cpu.push(...r.cpu);
+      raw[variant].turnWindows.push(...r.turnWindows);
       raw[variant].check = r.check;
     }
   }
   const out = {};
-  for (const [variant, r] of Object.entries(raw)) out[variant] = { wallMs: summary(r.wall.map((v) => round(v, 3))), cpuMs: summary(r.cpu.map((v) => round(v, 3))), check: r.check };
+  for (const [variant, r] of Object.entries(raw)) {
+    out[variant] = { wallMs: summary(r.wall.map((v) => round(v, 3))), cpuMs: summary(r.cpu.map((v) => round(v, 3))), check: r.check };
+    if (r.turnWindows.length > 0) {
+      const pick = (window, stat) => round(median(r.turnWindows.map((w) => w[window][stat])), 2);
+      // Medians over the runs of: the median turn (a typical turn) and the mean turn (with GC pauses), µs.
+      out[variant].turnUs = { earlyMedian: pick("early", "median"), lateMedian: pick("late", "median"), earlyMean: pick("early", "mean"), lateMean: pick("late", "mean") };
+    }
+  }
   const checks = new Set(Object.values(out).map((r) => JSON.stringify(r.check)));
   if (checks.size !== 1) throw new Error(`${workload} ${size}: runtimes disagree: ${[...checks].join(" vs ")}`);
   return out;
@@ -113,7 +125,7 @@ function timingIsolated(kind, workload, size, rounds) {
 const sizes = quick ? { deltas: 20_000, toolTurns: 200, longRuns: [500, 2000] } : { deltas: 100_000, toolTurns: 1_000, longRuns: [1_000, 4_000, 16_000] };
 const timings = {
   streaming: { kind: "loop", size: sizes.deltas, variants: timing("loop", "streaming", sizes.deltas, { warmup: 3, runs: quick ? 5 : 15 }) },
-  toolHeavy: { kind: "loop", size: sizes.toolTurns, variants: timing("loop", "tool-heavy", sizes.toolTurns, { warmup: 3, runs: quick ? 5 : 15 }) },
+  toolHeavy: { kind: "loop", size: sizes.toolTurns, variants: timing("loop", "tool-heavy", sizes.toolTurns, { warmup: 5, runs: quick ? 5 : 15 }) },
   longRun: sizes.longRuns.map((turns) => ({
     kind: "agent",
     size: turns,
@@ -177,7 +189,27 @@ target("Tool-heavy (shared stream)", ratio(med(timings.toolHeavy, "reference:pi"
 target(`Long run at ${longest.size} turns (shared stream)`, ratio(med(longest, "reference:pi"), med(longest, "rxagent:pi")), "≥ 10×", ratio(med(longest, "reference:pi"), med(longest, "rxagent:pi")) >= 10, `native Observable provider: ${ratio(med(longest, "reference:pi"), med(longest, "rxagent:observable"))}×`);
 for (const variant of ["rxagent:pi", "rxagent:observable"]) {
   const growth = round(perTurn(longest, variant) / perTurn(shortest, variant), 2);
-  target(`Flat per turn, ${LABEL[variant]}: µs/turn at ${longest.size} ÷ at ${shortest.size}`, growth, "≤ 1.25", growth <= 1.25, `${round(perTurn(shortest, variant), 1)} → ${round(perTurn(longest, variant), 1)} µs/turn (reference: ${round(perTurn(shortest, "reference:pi"), 1)} → ${round(perTurn(longest, "reference:pi"), 1)})`);
+  const cpuPerTurn = (entry) => (entry.variants[variant].cpuMs.median * 1000) / entry.size;
+  target(
+    `Flat per turn, ${LABEL[variant]}: µs/turn at ${longest.size} ÷ at ${shortest.size}`,
+    growth,
+    "≤ 1.25",
+    growth <= 1.25,
+    `${round(perTurn(shortest, variant), 1)} → ${round(perTurn(longest, variant), 1)} µs/turn (CPU: ${round(cpuPerTurn(shortest), 1)} → ${round(cpuPerTurn(longest), 1)}); reference: ${round(perTurn(shortest, "reference:pi"), 1)} → ${round(perTurn(longest, "reference:pi"), 1)}`,
+  );
+}
+for (const variant of ["rxagent:pi", "rxagent:observable"]) {
+  const t = longest.variants[variant].turnUs;
+  const ref = longest.variants["reference:pi"].turnUs;
+  if (!t) continue;
+  const growth = round(t.lateMedian / t.earlyMedian, 2);
+  target(
+    `Flat per turn inside one ${longest.size}-turn run, ${LABEL[variant]}: typical turn in the last 900 ÷ in turns 101–1 000`,
+    growth,
+    "≤ 1.25",
+    growth <= 1.25,
+    `median turn ${t.earlyMedian} → ${t.lateMedian} µs; mean turn (with GC) ${t.earlyMean} → ${t.lateMean} µs; reference: ${ref.earlyMedian} → ${ref.lateMedian} µs (mean ${ref.earlyMean} → ${ref.lateMean})`,
+  );
 }
 const memoryEntries = [{ label: `streaming ${memoryResults.streaming.size}`, entry: memoryResults.streaming }, ...memoryResults.longRun.map((e) => ({ label: `long run ${e.size}`, entry: e }))];
 for (const { label, entry } of memoryEntries) {
@@ -208,10 +240,11 @@ function methodNotes() {
     "The reference gets pi-ai's AssistantMessageEventStream (its required stream type). rxagent gets the very same stream ('shared async-iterable stream'), and separately the same events as an rxjs Observable ('native Observable provider').",
     "Tools resolve at once (async function). One tool object per runtime per process, as an app defines tools once; both cache the compiled schema per schema object.",
     "Low-level loop: reference agentLoop with its Agent's default convertToLlm passed in (its agentLoop requires one); rxagent agentLoop with its default (memoized) conversion. Agent: both constructed with { initialState: { model, tools, systemPrompt }, streamFn }, one synchronous listener counting events, one prompt().",
-    "Each workload runs in its own process; the variants run in rotating order within each round (warm-up rounds first, not counted). Reported: median, min–max over the counted runs; ratio = reference median ÷ rxagent median (higher is better for rxagent; for streaming it equals the events-per-second ratio).",
+    "Streaming and tool-heavy: each workload in its own process, the three variants in rotating order within each round (3 and 5 warm-up rounds first, not counted). Long runs: every counted run in a fresh process after warm-up runs of the same size in that process (at least 8 000 turns: 8 at 1 000 turns, 2 at 4 000, 1 at 16 000; rxagent needs 4–5 runs of 1 000 turns to reach its steady state), the variants' processes in rotating order each round; in a shared process the reference's multi-second runs left a large heap whose collection the next runtime paid for. Reported: median, min–max over the counted runs; ratio = reference median ÷ rxagent median (higher is better for rxagent; for streaming it equals the events-per-second ratio). CPU = process user+system time of the run (includes V8's GC and compiler threads).",
+    "Run counts: 15 for streaming and tool-heavy, 11 / 9 / 5 for the long runs at 1 000 / 4 000 / 16 000 turns (5 at 16 000 for every runtime: the reference takes 6–7 s per run there, 2 with its warm-up).",
     "No forced GC between timed runs (a forced full GC shrinks the young generation and the next run pays to regrow it); each runtime's garbage is part of its cost.",
     "Every run's event count, transcript length, request count and final stop reason are checked equal across runtimes and runs.",
-    "Memory: each runtime in its own process per sample (--expose-gc): peak RSS = process.resourceUsage().maxRSS after the run; heap retained = heapUsed after the run minus before it (both after global.gc(), a tiny warm-up run of the same workload before the baseline so compiled code is not counted), with the Agent or the loop's agent_end messages still referenced.",
+    "Memory: each runtime in its own process per sample (--expose-gc), the provider's library (pi-ai or rxjs) loaded with the runtime. Peak RSS = process.resourceUsage().maxRSS after one cold run; 'RSS after import' is the same before it. Heap retained = heapUsed after a second run minus before it (both after global.gc(); the first run already compiled the code, so this is the run's data), with the Agent or the loop's agent_end messages still referenced. Medians of 3 processes per runtime (alternating).",
     "Size: esbuild 0.28 bundle + minify of `export { Agent, agentLoop }` (platform browser, ESM, es2022), gzip level 9. Cold import: time of `await import()` of the runtime's entry in a fresh process.",
   ];
 }
@@ -229,7 +262,7 @@ function renderMarkdown(r) {
   p();
   p(`- Machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB; ${r.machine.platform}`);
   p(`- Node ${r.machine.node} (V8 ${r.machine.v8}); load average ${r.machine.loadAverageAtStart.join(" / ")} at start, ${r.machine.loadAverageAtEnd.join(" / ")} at end (other processes shared the machine).`);
-  p(`- rxagent: commit ${r.provenance.rxagentCommit}${r.provenance.rxagentWorkingTreeDirty ? " with uncommitted changes in src/" : ""}, built with \`npm run build\` (dist/). Reference: ${r.provenance.reference} (engines ${r.provenance.referenceEngines}).`);
+  p(`- rxagent: commit ${r.provenance.rxagentCommit}${r.provenance.rxagentWorkingTreeDirty ? " with uncommitted changes in src/" : ""}, built with \`npm run build\` (tsc → ${r.provenance.rxagentDist === "dist/" ? "dist/" : "a clean export of that commit"}). Reference: ${r.provenance.reference} (engines ${r.provenance.referenceEngines}).`);
   p();
   p("## Targets");
   p();
@@ -249,6 +282,15 @@ function renderMarkdown(r) {
       p(`| ${LABEL[variant]} | ${fmt(w.median)} ms${extra} | ${fmt(w.min)} – ${fmt(w.max)} ms | ${w.runs} | ${variant === "reference:pi" ? "1" : `**${fmt(ref.median / w.median, 2)}×**`} | ${fmt(entry.variants[variant].cpuMs.median)} ms |`);
     }
     const c = entry.variants["reference:pi"].check;
+    if (entry.variants["reference:pi"].turnUs) {
+      p();
+      p("Inside each run (medians over the runs), µs per turn: typical (median) turn and mean turn in turns 101–1 000 → in the last 900 turns:");
+      p();
+      for (const variant of VARIANTS) {
+        const t = entry.variants[variant].turnUs;
+        p(`- ${LABEL[variant]}: median ${fmt(t.earlyMedian)} → ${fmt(t.lateMedian)}, mean ${fmt(t.earlyMean)} → ${fmt(t.lateMean)}`);
+      }
+    }
     p();
     p(`Each run: ${c.events} events, ${c.requests} provider requests, ${c.messages} transcript messages, final stop reason \`${c.stopReason}\` (same for every runtime and run).`);
     p();
@@ -264,13 +306,13 @@ function renderMarkdown(r) {
   for (const entry of r.timings.longRun) timingTable(`N = ${entry.size.toLocaleString("en")}`, entry, (ms) => `${fmt((ms * 1000) / entry.size, 1)} µs/turn`);
   p("## 4. Memory (each runtime in its own process; medians of " + r.memory.streaming.variants["reference:pi"].peakRssMiB.runs + " processes)");
   p();
-  p("| Workload | Runtime, provider | Peak RSS | RSS after import | Heap retained after the run |");
-  p("|---|---|---|---|---|");
+  p("| Workload | Runtime, provider | Peak RSS | RSS after import | Peak − after import | Heap retained after the run |");
+  p("|---|---|---|---|---|---|");
   const memRows = [[`Streaming ${r.memory.streaming.size.toLocaleString("en")}`, r.memory.streaming], ...r.memory.longRun.map((e) => [`Long run ${e.size.toLocaleString("en")}`, e])];
   for (const [label, entry] of memRows) {
     for (const variant of VARIANTS) {
       const m = entry.variants[variant];
-      p(`| ${label} | ${LABEL[variant]} | ${fmt(m.peakRssMiB.median)} MiB | ${fmt(m.baselineRssMiB.median)} MiB | ${fmt(m.heapRetainedKiB.median, 0)} KiB |`);
+      p(`| ${label} | ${LABEL[variant]} | ${fmt(m.peakRssMiB.median)} MiB | ${fmt(m.baselineRssMiB.median)} MiB | ${fmt(m.peakRssMiB.median - m.baselineRssMiB.median)} MiB | ${fmt(m.heapRetainedKiB.median, 0)} KiB |`);
     }
   }
   p();
@@ -298,5 +340,10 @@ function renderMarkdown(r) {
   p();
   for (const note of r.method) p(`- ${note}`);
   p();
+  const findings = path.join(benchDir, "FINDINGS.md");
+  if (existsSync(findings)) {
+    p(readFileSync(findings, "utf8").trimEnd());
+    p();
+  }
   return lines.join("\n");
 }

@@ -85,10 +85,15 @@ export async function runAgent(name, lib, workload, size, form) {
   const streamFn = scriptedStreamFn(scriptFor(workload, size), form);
   const agent = new lib.Agent({ initialState: { model: MODEL, tools: [toolOf(name)], systemPrompt: "You are a benchmark." }, streamFn });
   let events = 0;
-  agent.subscribe(() => {
+  // When each turn ended (one clock read per turn, the same for both runtimes): the per-turn
+  // cost early and late in one run (SPEC L4b), without the noise between separate runs.
+  const turnEnds = new Float64Array(size + 2);
+  let turns = 0;
+  agent.subscribe((event) => {
     events++;
+    if (event.type === "turn_end") turnEnds[turns++] = performance.now();
   });
   await agent.prompt("go");
   const messages = agent.state.messages;
-  return { events, messages: messages.length, requests: streamFn.requests(), stopReason: messages.at(-1)?.stopReason, kept: agent };
+  return { events, messages: messages.length, requests: streamFn.requests(), stopReason: messages.at(-1)?.stopReason, kept: agent, turnEnds: turnEnds.subarray(0, turns) };
 }

@@ -3,7 +3,7 @@
  *
  * Usage: node --expose-gc workers/memory.mjs '{"kind":"loop","workload":"streaming","size":100000,"variant":"rxagent:pi"}'
  *
- * 1. import the runtime; baselineRss = process.resourceUsage().maxRSS
+ * 1. import the runtime and the provider form's library; baselineRss = process.resourceUsage().maxRSS
  * 2. run the workload once, cold; peakRss = maxRSS after it (whole process: runtime, its
  *    dependencies, the scripted provider, the run); drop its result
  * 3. global.gc(); heapBefore; run it again (now compiled and optimized) keeping what a caller
@@ -14,11 +14,15 @@
  * Prints one JSON line.
  */
 import { loadRuntime, runAgent, runLoop } from "../lib/runtimes.mjs";
+import { prepareForm } from "../lib/scenarios.mjs";
 
 if (typeof global.gc !== "function") throw new Error("run with --expose-gc");
 const config = JSON.parse(process.argv[2]);
 const [name, form] = config.variant.split(":");
 const lib = await loadRuntime(name);
+// The provider's library (pi-ai for the shared stream, rxjs for the Observable) is the app's:
+// loaded before the baseline, as the reference loads pi-ai with its own import.
+await prepareForm(form);
 const run = () => (config.kind === "loop" ? runLoop(name, lib, config.workload, config.size, form) : runAgent(name, lib, config.workload, config.size, form));
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 function settledHeap() {

@@ -29,10 +29,26 @@ async function once(variant, size) {
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   delete outcome.kept;
-  return { wall, cpu: (cpu.user + cpu.system) / 1000, outcome };
+  const turnWindows = outcome.turnEnds ? windows(outcome.turnEnds) : undefined;
+  delete outcome.turnEnds;
+  return { wall, cpu: (cpu.user + cpu.system) / 1000, outcome, turnWindows };
 }
 
-const results = Object.fromEntries(config.variants.map((v) => [v, { wall: [], cpu: [], check: undefined }]));
+/** Per-turn durations (µs) in the first and last 900 turns of a run: median (a typical turn) and mean (with GC pauses). */
+function windows(ends) {
+  const span = 900;
+  if (ends.length < 2 * span + 100) return undefined;
+  const stats = (from, to) => {
+    const d = [];
+    for (let i = from; i < to; i++) d.push((ends[i] - ends[i - 1]) * 1000);
+    const sorted = d.sort((a, b) => a - b);
+    return { median: sorted[sorted.length >> 1], mean: d.reduce((a, b) => a + b, 0) / d.length };
+  };
+  // Turns 101-1 000 (past the first hundred) and the last 900.
+  return { early: stats(101, 101 + span), late: stats(ends.length - span, ends.length) };
+}
+
+const results = Object.fromEntries(config.variants.map((v) => [v, { wall: [], cpu: [], turnWindows: [], check: undefined }]));
 const rounds = config.warmup + config.runs;
 for (let round = 0; round < rounds; round++) {
   const order = config.variants.map((_, i) => config.variants[(i + round) % config.variants.length]);
@@ -42,7 +58,7 @@ for (let round = 0; round < rounds; round++) {
     // A variant with fewer runs (the reference's slowest size) takes its runs in the last rounds.
     if (measured && round - config.warmup < config.runs - wanted) continue;
     if (!measured && round < config.warmup - (config.warmupFor?.[variant] ?? config.warmup)) continue;
-    const { wall, cpu, outcome } = await once(variant, measured ? config.size : (config.warmupSize ?? config.size));
+    const { wall, cpu, outcome, turnWindows } = await once(variant, measured ? config.size : (config.warmupSize ?? config.size));
     const r = results[variant];
     if (!measured && config.warmupSize !== undefined && config.warmupSize !== config.size) continue;
     r.check ??= outcome;
@@ -50,6 +66,7 @@ for (let round = 0; round < rounds; round++) {
     if (measured) {
       r.wall.push(wall);
       r.cpu.push(cpu);
+      if (turnWindows) r.turnWindows.push(turnWindows);
     }
     if (process.env.BENCH_VERBOSE) process.stderr.write(`  ${config.workload} ${config.size} ${variant} ${measured ? "run" : "warm-up"} ${wall.toFixed(1)} ms\n`);
   }
