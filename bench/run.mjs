@@ -4,6 +4,7 @@
  *
  *   node bench/run.mjs            the full run (a few minutes), writes bench/RESULTS.md and bench/results.json
  *   node bench/run.mjs --quick    fewer runs and sizes, to check the harness (results not written)
+ *   node bench/run.mjs --render   rewrite RESULTS.md from results.json (after editing FINDINGS.md)
  *
  * Installs bench/'s own dependencies on first use (npm ci) and builds rxagent (npm run build at
  * the root) when dist/ is missing. Every workload runs in fresh child processes; see
@@ -20,6 +21,20 @@ const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const rootDir = path.resolve(benchDir, "..");
 const quick = process.argv.includes("--quick");
 const started = Date.now();
+
+const VARIANTS = ["reference:pi", "rxagent:pi", "rxagent:observable"];
+const LABEL = {
+  "reference:pi": "reference, pi-ai stream",
+  "rxagent:pi": "rxagent, the same pi-ai stream",
+  "rxagent:observable": "rxagent, native Observable provider",
+};
+
+// --render: rewrite RESULTS.md from results.json (after editing FINDINGS.md), without running.
+if (process.argv.includes("--render")) {
+  const saved = JSON.parse(readFileSync(path.join(benchDir, "results.json"), "utf8"));
+  writeFileSync(path.join(benchDir, "RESULTS.md"), renderMarkdown(saved));
+  process.exit(0);
+}
 
 function log(message) {
   process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${message}\n`);
@@ -69,12 +84,6 @@ const provenance = {
   referenceEngines: ">=22.19.0 (declared); loaded and ran on this Node without changes",
 };
 
-const VARIANTS = ["reference:pi", "rxagent:pi", "rxagent:observable"];
-const LABEL = {
-  "reference:pi": "reference, pi-ai stream",
-  "rxagent:pi": "rxagent, the same pi-ai stream",
-  "rxagent:observable": "rxagent, native Observable provider",
-};
 
 // ── timing ───────────────────────────────────────────────────────────────────────────────
 function timing(kind, workload, size, { warmup, runs, runsFor, warmupFor }) {
@@ -241,7 +250,7 @@ function methodNotes() {
     "Tools resolve at once (async function). One tool object per runtime per process, as an app defines tools once; both cache the compiled schema per schema object.",
     "Low-level loop: reference agentLoop with its Agent's default convertToLlm passed in (its agentLoop requires one); rxagent agentLoop with its default (memoized) conversion. Agent: both constructed with { initialState: { model, tools, systemPrompt }, streamFn }, one synchronous listener counting events, one prompt().",
     "Streaming and tool-heavy: each workload in its own process, the three variants in rotating order within each round (3 and 5 warm-up rounds first, not counted). Long runs: every counted run in a fresh process after warm-up runs of the same size in that process (at least 8 000 turns: 8 at 1 000 turns, 2 at 4 000, 1 at 16 000; rxagent needs 4–5 runs of 1 000 turns to reach its steady state), the variants' processes in rotating order each round; in a shared process the reference's multi-second runs left a large heap whose collection the next runtime paid for. Reported: median, min–max over the counted runs; ratio = reference median ÷ rxagent median (higher is better for rxagent; for streaming it equals the events-per-second ratio). CPU = process user+system time of the run (includes V8's GC and compiler threads).",
-    "Run counts: 15 for streaming and tool-heavy, 11 / 9 / 5 for the long runs at 1 000 / 4 000 / 16 000 turns (5 at 16 000 for every runtime: the reference takes 6–7 s per run there, 2 with its warm-up).",
+    "Run counts: 15 for streaming and tool-heavy, 11 / 9 / 5 for the long runs at 1 000 / 4 000 / 16 000 turns (5 at 16 000 for every runtime: the reference takes 5–7 s per run there, twice that with its warm-up run).",
     "No forced GC between timed runs (a forced full GC shrinks the young generation and the next run pays to regrow it); each runtime's garbage is part of its cost.",
     "Every run's event count, transcript length, request count and final stop reason are checked equal across runtimes and runs.",
     "Memory: each runtime in its own process per sample (--expose-gc), the provider's library (pi-ai or rxjs) loaded with the runtime. Peak RSS = process.resourceUsage().maxRSS after one cold run; 'RSS after import' is the same before it. Heap retained = heapUsed after a second run minus before it (both after global.gc(); the first run already compiled the code, so this is the run's data), with the Agent or the loop's agent_end messages still referenced. Medians of 3 processes per runtime (alternating).",

@@ -9,10 +9,12 @@
  * 3. global.gc(); heapBefore; run it again (now compiled and optimized) keeping what a caller
  *    keeps (the Agent, or the loop's agent_end messages); global.gc(); heapAfter.
  *    heapRetained = heapAfter − heapBefore: the run's data (transcript, caches, leaks), not the
- *    runtime's bytecode and optimized code, which the first run already created.
+ *    runtime's bytecode, which the first run already created. codeRetained: the part of it in V8's
+ *    code spaces (code the second run still optimized).
  *
  * Prints one JSON line.
  */
+import v8 from "node:v8";
 import { loadRuntime, runAgent, runLoop } from "../lib/runtimes.mjs";
 import { prepareForm } from "../lib/scenarios.mjs";
 
@@ -29,6 +31,13 @@ function settledHeap() {
   for (let i = 0; i < 3; i++) global.gc();
   return process.memoryUsage().heapUsed;
 }
+/** Bytes in V8's code spaces (compiled and optimized code), part of heapUsed. */
+function codeBytes() {
+  return v8
+    .getHeapSpaceStatistics()
+    .filter((s) => s.space_name.startsWith("code"))
+    .reduce((sum, s) => sum + s.space_used_size, 0);
+}
 
 const baselineRss = process.resourceUsage().maxRSS * 1024;
 const first = await run();
@@ -38,8 +47,10 @@ delete check.kept;
 await settle();
 
 const heapBefore = settledHeap();
+const codeBefore = codeBytes();
 const second = await run();
 await settle();
 const heapAfter = settledHeap();
+const codeAfter = codeBytes();
 const kept = second.kept;
-process.stdout.write(JSON.stringify({ peakRss, baselineRss, heapRetained: heapAfter - heapBefore, check, kept: kept !== undefined }) + "\n");
+process.stdout.write(JSON.stringify({ peakRss, baselineRss, heapRetained: heapAfter - heapBefore, codeRetained: codeAfter - codeBefore, check, kept: kept !== undefined }) + "\n");
