@@ -72,7 +72,10 @@ function runPrepared(
     concatMap((note) =>
       note.type === "update"
         ? emitter.one({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult: note.partialResult })
-        : finalizeToolCall(prepared, note, env).pipe(concatMap(done)),
+        : env.afterToolCall
+          ? finalizeToolCall(prepared, note, env).pipe(concatMap(done))
+          : // No hook: the outcome is the executed result, without an `of` + inner subscription per call (issue 6).
+            done({ toolCall, result: note.result, isError: note.isError, durationMs: note.durationMs }),
     ),
   );
 }
