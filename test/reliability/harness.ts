@@ -246,11 +246,11 @@ export function runScenario(scenario: Scenario): Trace {
       if (fault.how === "promise") return later<T>(delay, () => {
         throw scriptedError(hook);
       });
-      return counted(`${hook}#${n}`, timer(delay).pipe(mergeMap(() => throwError(() => scriptedError(hook)))));
+      return counted(`${hook}#${n}`, timer(delay, scheduler).pipe(mergeMap(() => throwError(() => scriptedError(hook)))));
     }
     if (delay === 0) return value;
     if (hooks.hookAsync === "promise") return later(delay, () => value);
-    return counted(`${hook}#${n}`, timer(delay).pipe(map(() => value)));
+    return counted(`${hook}#${n}`, timer(delay, scheduler).pipe(map(() => value)));
   };
   const userMessage = (text: string): UserMessage => ({ role: "user", content: text, timestamp: scheduler.now() });
 
@@ -377,7 +377,9 @@ export function runScenario(scenario: Scenario): Trace {
           // A late progress report after the result: dropped (no update after tool_execution_end).
           if (b.updates > 0) scheduler.schedule(() => onUpdate(progress(id, 99)), 1);
         };
-        const subscription = timer(every, every === 0 ? 1 : every).subscribe(() => {
+        // On the TestScheduler itself, not asyncScheduler: rxjs 7.8's run-mode interval delegate
+        // can throw "Expected a due immediate or interval" when intervals due in one frame are cleared.
+        const subscription = timer(every, every === 0 ? 1 : every, scheduler).subscribe(() => {
           tick();
           if (subscriber.closed) subscription.unsubscribe();
         });

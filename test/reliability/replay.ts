@@ -46,7 +46,12 @@ export function checkScenarios(name: string, arbitrary: fc.Arbitrary<Scenario>, 
   const scenario = details.counterexample?.[0];
   const replay = `RXAGENT_SEED=${details.seed} RXAGENT_PATH="${details.counterexamplePath}" npx vitest run test/reliability`;
   // Recompute on the shrunk scenario: `last` may belong to a later shrinking attempt.
-  const found = scenario ? violations(scenario).violations : last;
+  let found = last;
+  try {
+    if (scenario) found = violations(scenario).violations;
+  } catch (error) {
+    found = [`the run threw: ${(error as Error)?.stack ?? String(error)}`];
+  }
   const thrown = details.errorInstance ? `\nthrown: ${(details.errorInstance as Error).stack ?? String(details.errorInstance)}` : "";
   const message = [
     `${name}: invariant violated (seed ${details.seed}, after ${details.numRuns} runs, ${details.numShrinks} shrinks)`,
