@@ -23,20 +23,20 @@ function cancelling(vias: Scenario["via"][]): fc.Arbitrary<Scenario> {
 }
 
 describe("issue 7 · generated runs keep every invariant", () => {
-  it("agentLoop (no emit): 600 runs", () => {
-    checkScenarios("agentLoop", scenarioArb(["loop"]), 600);
+  it("agentLoop (no emit): 800 runs", () => {
+    checkScenarios("agentLoop", scenarioArb(["loop"]), 800);
   });
 
-  it("runAgentLoop with a waiting emit: 500 runs", () => {
-    checkScenarios("runAgentLoop+emit", scenarioArb(["loop-emit"]), 500);
+  it("runAgentLoop with a waiting emit: 700 runs", () => {
+    checkScenarios("runAgentLoop+emit", scenarioArb(["loop-emit"]), 700);
   });
 
-  it("Agent.prompt$: 700 runs", () => {
-    checkScenarios("Agent", scenarioArb(["agent"]), 700);
+  it("Agent.prompt$ (and a second run): 1 000 runs", () => {
+    checkScenarios("Agent", scenarioArb(["agent"]), 1000);
   });
 
-  it("every entry point, cancelled at a random frame: 400 runs", () => {
-    checkScenarios("cancelled", cancelling(["loop", "loop-emit", "agent"]), 400);
+  it("every entry point, cancelled at a random frame: 500 runs", () => {
+    checkScenarios("cancelled", cancelling(["loop", "loop-emit", "agent"]), 500);
   });
 
   afterAll(() => {
