@@ -10,6 +10,7 @@
 import { config as rxConfig, filter, map, mergeMap, Observable, Subscriber, type Subscription, throwError, timer } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { Agent } from "../../src/agent.js";
+import type { AgentStateSnapshot } from "../../src/agent-state.js";
 import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
 import type {
   AgentEvent,
@@ -85,6 +86,10 @@ export interface Trace {
   initialMessages: AgentMessage[];
   /** Agent only. */
   finalState?: { messages: AgentMessage[]; isStreaming: boolean; pendingToolCalls: number; streamingMessage: unknown; errorMessage: string | undefined };
+  /** Agent: what `state$` and `events$` showed, and prompts attempted during a run. */
+  stateSnapshots: AgentStateSnapshot[];
+  hotEvents: AgentEvent[];
+  busyPrompts: { error: unknown; events: number; whileStreaming: boolean }[];
 }
 
 const FINAL_TURN = { blocks: [{ t: "text" as const, text: "done" }], stop: "natural" as const, fault: "none" as const };
@@ -191,6 +196,9 @@ export function runScenario(scenario: Scenario): Trace {
     leftInQueues: [],
     polls: [],
     initialMessages: [],
+    stateSnapshots: [],
+    hotEvents: [],
+    busyPrompts: [],
   };
   let seq = 0;
   const stamp = (): Stamp => ({ seq: seq++, frame: scheduler.now() });
@@ -438,6 +446,7 @@ export function runScenario(scenario: Scenario): Trace {
   const previousUnhandled = rxConfig.onUnhandledError;
   rxConfig.onUnhandledError = (error) => trace.unhandled.push(error);
   let agent: Agent | undefined;
+  const stateFeeds: Subscription[] = [];
   try {
     scheduler.run(() => {
       let subscription: Subscription | undefined;
@@ -453,6 +462,7 @@ export function runScenario(scenario: Scenario): Trace {
           for (const action of scenario.eventActions ?? []) {
             if (action.index !== index) continue;
             if (action.kind === "steer" || action.kind === "followUp") queue(action.kind);
+            else if (action.kind === "prompt") busyPrompt();
             else cancel(action.kind);
           }
         },
@@ -511,12 +521,21 @@ export function runScenario(scenario: Scenario): Trace {
           ...hookConfig,
         });
         agent.subscribe((event, signal) => listen(event, signal));
+        stateFeeds.push(agent.state$.subscribe((snapshot) => trace.stateSnapshots.push(snapshot)));
+        stateFeeds.push(agent.events$.subscribe((event) => trace.hotEvents.push(event)));
         trace.initialMessages = agent.state.messages.slice();
         for (let i = 0; i < scenario.steerBeforeStart; i++) queue("steer");
       } else {
         for (let i = 0; i < scenario.steerBeforeStart; i++) queue("steer");
       }
 
+      /** Only while a run is active: `prompt$` must error at once and change nothing (SPEC A2). */
+      const busyPrompt = (): void => {
+        if (scenario.via !== "agent" || !agent!.state.isStreaming) return;
+        const attempt = { error: undefined as unknown, events: 0, whileStreaming: true };
+        trace.busyPrompts.push(attempt);
+        agent!.prompt$("while busy").subscribe({ next: () => attempt.events++, error: (error: unknown) => (attempt.error = error ?? "undefined") });
+      };
       const cancel = (kind: "abort" | "unsubscribe"): void => {
         if (isActive() && !trace.cancel) trace.cancel = { ...stamp(), kind };
         if (kind === "abort") return scenario.via === "agent" ? agent!.abort() : controller.abort();
@@ -533,6 +552,7 @@ export function runScenario(scenario: Scenario): Trace {
       for (const action of scenario.actions) {
         scheduler.schedule(() => {
           if (action.kind === "steer" || action.kind === "followUp") return queue(action.kind);
+          if (action.kind === "prompt") return busyPrompt();
           // Leaving after the run completed is no cancellation.
           if (action.kind === "unsubscribe" && (subscription?.closed ?? true)) return;
           return cancel(action.kind);
@@ -563,6 +583,7 @@ export function runScenario(scenario: Scenario): Trace {
   } finally {
     rxConfig.onUnhandledError = previousUnhandled;
   }
+  for (const feed of stateFeeds) feed.unsubscribe();
   trace.stillOpen = [...open.values()];
   if (agent) {
     const state = agent.state;

@@ -337,6 +337,23 @@ export function checkTrace(trace: Trace): string[] {
     }
     const lastAssistant = [...committed].reverse().find(isAssistant);
     if (lastAssistant && failedStop(lastAssistant) && !state.errorMessage) v.push("Agent errorMessage not set after a failed turn");
+    // events$ is every event of every run; state$ grows its transcript and ends idle (SPEC A7).
+    if (trace.hotEvents.length !== all.length || trace.hotEvents.some((e, i) => e !== all[i])) v.push(`events$ (${trace.hotEvents.length}) differs from the listener's events (${all.length})`);
+    const snapshots = trace.stateSnapshots;
+    for (let i = 1; i < snapshots.length; i++) {
+      const before = snapshots[i - 1]!.messages;
+      const after = snapshots[i]!.messages;
+      if (after.length < before.length || before.some((m, k) => m !== after[k])) {
+        v.push(`state$ snapshot #${i} does not extend the transcript of #${i - 1}`);
+        break;
+      }
+    }
+    const lastSnapshot = snapshots[snapshots.length - 1];
+    if (!lastSnapshot || lastSnapshot.isStreaming || lastSnapshot.messages.length !== state.messages.length) v.push("the last state$ snapshot is not the idle final state");
+    for (const attempt of trace.busyPrompts) {
+      if (attempt.error === undefined) v.push("prompt$ during a run did not error");
+      if (attempt.events > 0) v.push("prompt$ during a run emitted events");
+    }
   }
   return v;
 }

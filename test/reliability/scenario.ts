@@ -69,7 +69,8 @@ export interface Hooks {
 
 export interface UserAction {
   frame: number;
-  kind: "steer" | "followUp" | "abort" | "unsubscribe";
+  /** `prompt`: the Agent is asked to prompt again (an error while a run is active, SPEC A2); ignored by the loop. */
+  kind: "steer" | "followUp" | "abort" | "unsubscribe" | "prompt";
 }
 
 export interface Scenario {
@@ -145,7 +146,11 @@ function hooksArb(via: Scenario["via"]): fc.Arbitrary<Hooks> {
 
 const actionArb: fc.Arbitrary<UserAction> = fc.record({
   frame: fc.integer({ min: 0, max: 60 }),
-  kind: fc.oneof({ weight: 4, arbitrary: fc.constantFrom("steer" as const, "followUp" as const) }, { weight: 1, arbitrary: fc.constantFrom("abort" as const, "unsubscribe" as const) }),
+  kind: fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom("steer" as const, "followUp" as const) },
+    { weight: 2, arbitrary: fc.constantFrom("abort" as const, "unsubscribe" as const) },
+    { weight: 1, arbitrary: fc.constant("prompt" as const) },
+  ),
 });
 
 /** A whole run, through the given entry points. */
