@@ -302,11 +302,19 @@ export function runScenario(scenario: Scenario): Trace {
       return deliver("prepareNextTurn", n, count > 0 ? { messages } : undefined);
     };
   }
-  if (hooks.throwIn?.hook === "prepareRequest") {
-    hookConfig.prepareRequest = (_request, signal) => deliver("prepareRequest", enter("prepareRequest", signal), undefined);
+  if (hooks.throwIn?.hook === "prepareRequest" || hooks.rewrite) {
+    hookConfig.prepareRequest = (request, signal) => {
+      const n = enter("prepareRequest", signal);
+      // `copy`: the run goes on with a new context object (same messages); `model`: another model.
+      const update =
+        hooks.rewrite === "copy" ? { context: { ...request.context, messages: request.context.messages.slice() } } : hooks.rewrite === "model" ? { model: { ...model, id: `other-${n}` } } : undefined;
+      return deliver("prepareRequest", n, update);
+    };
   }
-  if (hooks.throwIn?.hook === "transformContext") {
-    hookConfig.transformContext = (messages, signal) => deliver("transformContext", enter("transformContext", signal), messages);
+  if (hooks.throwIn?.hook === "transformContext" || hooks.rewrite === "prune") {
+    // `prune`: the model sees the system prompt and the last four messages only.
+    hookConfig.transformContext = (messages, signal) =>
+      deliver("transformContext", enter("transformContext", signal), hooks.rewrite === "prune" && messages.length > 5 ? [messages[0]!, ...messages.slice(-4)] : messages);
   }
   if (hooks.throwIn?.hook === "convertToLlm") {
     hookConfig.convertToLlm = (messages) => deliver("convertToLlm", enter("convertToLlm"), messages.filter((m) => ["system", "user", "assistant", "toolResult"].includes((m as Message).role)) as Message[]);

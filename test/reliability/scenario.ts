@@ -65,6 +65,8 @@ export interface Hooks {
   throwIn: { hook: HookName; at: number; how: "sync" | "observable" | "promise" } | null;
   /** Frames each listener (Agent) or waiting emit (loop) holds the loop; 0 = returns nothing. */
   listenerDelay: number;
+  /** Context rewriting: prepareRequest replaces the context object or the model; transformContext prunes. */
+  rewrite?: "copy" | "model" | "prune";
 }
 
 export interface UserAction {
@@ -140,6 +142,7 @@ function hooksArb(via: Scenario["via"]): fc.Arbitrary<Hooks> {
       { weight: 2, arbitrary: fc.constant(null) },
       { weight: 1, arbitrary: fc.record({ hook: fc.constantFrom(...hookNames), at: fc.integer({ min: 0, max: 8 }), how: fc.constantFrom("sync" as const, "observable" as const, "promise" as const) }) },
     ),
+    rewrite: fc.constantFrom(undefined, undefined, undefined, "copy" as const, "model" as const, "prune" as const),
     listenerDelay: via === "loop" ? fc.constant(0) : fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
   });
 }
