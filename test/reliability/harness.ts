@@ -11,7 +11,7 @@ import { config as rxConfig, filter, map, mergeMap, Observable, Subscriber, type
 import { TestScheduler } from "rxjs/testing";
 import { Agent } from "../../src/agent.js";
 import type { AgentStateSnapshot } from "../../src/agent-state.js";
-import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
+import { agentLoop, agentLoopContinue, runAgentLoop } from "../../src/agent-loop.js";
 import type {
   AgentEvent,
   AgentLoopConfig,
@@ -369,6 +369,8 @@ export function runScenario(scenario: Scenario): Trace {
         return resultOf(id, b) as AgentToolResult;
       });
     }
+    // One progress report before the Observable is even returned.
+    if (b.updates > 0 && b.kind === "observable") onUpdate(progress(id, -1));
     const steps = b.updates + 1;
     const every = Math.max(0, Math.floor(b.frames / steps));
     return counted(
@@ -570,7 +572,9 @@ export function runScenario(scenario: Scenario): Trace {
       if (scenario.via === "agent") {
         agent!.prompt$("go").subscribe(sink);
       } else {
-        const context = contextWith(tools);
+        const prompt = userMessage("go");
+        // `continueLoop`: the prompt is already in the transcript and the run continues from it.
+        const context = contextWith(tools, scenario.continueLoop ? [prompt] : []);
         trace.initialMessages = context.messages.slice();
         const config: AgentLoopConfig = {
           model,
@@ -580,10 +584,11 @@ export function runScenario(scenario: Scenario): Trace {
           getFollowUpMessages: () => poll("followUp"),
           ...hookConfig,
         };
-        const prompt = userMessage("go");
         const run$ =
           scenario.via === "loop"
-            ? agentLoop([prompt], context, config, controller.signal, streamFn)
+            ? scenario.continueLoop
+              ? agentLoopContinue(context, config, controller.signal, streamFn)
+              : agentLoop([prompt], context, config, controller.signal, streamFn)
             : runAgentLoop({ prompts: [prompt], context, config, signal: controller.signal, streamFn, emit: (event) => listen(event) });
         run$.subscribe(sink);
       }

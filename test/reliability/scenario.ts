@@ -88,6 +88,8 @@ export interface Scenario {
   actions: UserAction[];
   /** Messages queued before the run starts. */
   steerBeforeStart: number;
+  /** Loop only: `agentLoopContinue` from a transcript that already ends with the prompt. */
+  continueLoop?: boolean;
   /** Agent only: a second run started from the first run's `complete` (re-entrant): `prompt$` or `continue$`. */
   secondRun?: "prompt" | "continue";
   /** Cancel from inside the subscriber's `next`, on the event with this index (cancellation sweep). */
@@ -172,11 +174,13 @@ export function scenarioArb(vias: Scenario["via"][] = ["loop", "loop-emit", "age
         eventActions: fc.array(fc.record({ index: fc.integer({ min: 0, max: 80 }), kind: actionArb.map((a) => a.kind) }), { maxLength: 2 }),
         steerBeforeStart: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
         hangCancel: fc.constantFrom("abort" as const, "unsubscribe" as const),
+        continueLoop: via === "loop" ? fc.boolean() : fc.constant(undefined),
         secondRun: via === "agent" ? fc.constantFrom(undefined, undefined, "prompt" as const, "continue" as const) : fc.constant(undefined),
       })
-      .map(({ hangCancel, turns, actions, secondRun, ...rest }) => {
+      .map(({ hangCancel, turns, actions, secondRun, continueLoop, ...rest }) => {
         const scenario: Scenario = {
           ...rest,
+          ...(continueLoop ? { continueLoop } : {}),
           ...(secondRun ? { secondRun } : {}),
           turns: turns.map((turn, t) => ({
             stop: turn.stop,
