@@ -584,6 +584,7 @@ export function runScenario(scenario: Scenario): Trace {
           getFollowUpMessages: () => poll("followUp"),
           ...hookConfig,
         };
+        if (scenario.abortBeforeStart) cancel("abort");
         const run$ =
           scenario.via === "loop"
             ? scenario.continueLoop

@@ -90,6 +90,8 @@ export interface Scenario {
   steerBeforeStart: number;
   /** Loop only: `agentLoopContinue` from a transcript that already ends with the prompt. */
   continueLoop?: boolean;
+  /** Loop only: the signal is already aborted when the run is subscribed. */
+  abortBeforeStart?: boolean;
   /** Agent only: a second run started from the first run's `complete` (re-entrant): `prompt$` or `continue$`. */
   secondRun?: "prompt" | "continue";
   /** Cancel from inside the subscriber's `next`, on the event with this index (cancellation sweep). */
@@ -175,11 +177,13 @@ export function scenarioArb(vias: Scenario["via"][] = ["loop", "loop-emit", "age
         steerBeforeStart: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
         hangCancel: fc.constantFrom("abort" as const, "unsubscribe" as const),
         continueLoop: via === "loop" ? fc.boolean() : fc.constant(undefined),
+        abortBeforeStart: via === "agent" ? fc.constant(undefined) : fc.oneof({ weight: 15, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant(true) }),
         secondRun: via === "agent" ? fc.constantFrom(undefined, undefined, "prompt" as const, "continue" as const) : fc.constant(undefined),
       })
-      .map(({ hangCancel, turns, actions, secondRun, continueLoop, ...rest }) => {
+      .map(({ hangCancel, turns, actions, secondRun, continueLoop, abortBeforeStart, ...rest }) => {
         const scenario: Scenario = {
           ...rest,
+          ...(abortBeforeStart ? { abortBeforeStart } : {}),
           ...(continueLoop ? { continueLoop } : {}),
           ...(secondRun ? { secondRun } : {}),
           turns: turns.map((turn, t) => ({
