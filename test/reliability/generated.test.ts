@@ -8,7 +8,7 @@
  * modes and both execution modes) and runs each one twice under `TestScheduler.run`.
  *
  * A failure prints its seed and a replay command:
- *   RXAGENT_SEED=<seed> RXAGENT_PATH="<path>" npx vitest run test/reliability
+ *   RXAGENT_SEED=<seed> RXAGENT_PATH="<path>" npx vitest run test/reliability/generated.test.ts -t "<property>"
  */
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
@@ -24,19 +24,19 @@ function cancelling(vias: Scenario["via"][]): fc.Arbitrary<Scenario> {
 
 describe("issue 7 · generated runs keep every invariant", () => {
   it("agentLoop (no emit): 800 runs", () => {
-    checkScenarios("agentLoop", scenarioArb(["loop"]), 800);
+    checkScenarios("agentLoop (no emit)", scenarioArb(["loop"]), 800);
   });
 
   it("runAgentLoop with a waiting emit: 700 runs", () => {
-    checkScenarios("runAgentLoop+emit", scenarioArb(["loop-emit"]), 700);
+    checkScenarios("runAgentLoop with a waiting emit", scenarioArb(["loop-emit"]), 700);
   });
 
   it("Agent.prompt$ (and a second run): 1 000 runs", () => {
-    checkScenarios("Agent", scenarioArb(["agent"]), 1000);
+    checkScenarios("Agent.prompt$", scenarioArb(["agent"]), 1000);
   });
 
   it("every entry point, cancelled at a random frame: 500 runs", () => {
-    checkScenarios("cancelled", cancelling(["loop", "loop-emit", "agent"]), 500);
+    checkScenarios("cancelled at a random frame", cancelling(["loop", "loop-emit", "agent"]), 500);
   });
 
   afterAll(() => {

@@ -2,7 +2,7 @@
  * Property runs with a printed, replayable seed.
  *
  * Replay a failure exactly (the seed and the shrunk path are printed with it):
- *   RXAGENT_SEED=123 RXAGENT_PATH="4:1:0" npx vitest run test/reliability
+ *   RXAGENT_SEED=123 RXAGENT_PATH="4:1:0" npx vitest run test/reliability/generated.test.ts -t "Agent.prompt$"
  * `RXAGENT_RUNS=20000` multiplies the runs of every property (for a longer local hunt).
  */
 import fc from "fast-check";
@@ -27,7 +27,8 @@ export function violations(scenario: Scenario): { trace: Trace; violations: stri
 export const runCounter = { runs: 0 };
 
 /**
- * Checks `runs` generated scenarios. On failure the error names the seed, the path of the
+ * Checks `runs` generated scenarios. `name` is (part of) the test's title, so the printed
+ * replay command selects that property with `-t`. On failure the error names the seed, the path of the
  * shrunk counterexample, the command that replays it, the scenario and its violations.
  */
 export function checkScenarios(name: string, arbitrary: fc.Arbitrary<Scenario>, runs: number): void {
@@ -44,7 +45,7 @@ export function checkScenarios(name: string, arbitrary: fc.Arbitrary<Scenario>, 
   );
   if (!details.failed) return;
   const scenario = details.counterexample?.[0];
-  const replay = `RXAGENT_SEED=${details.seed} RXAGENT_PATH="${details.counterexamplePath}" npx vitest run test/reliability`;
+  const replay = `RXAGENT_SEED=${details.seed} RXAGENT_PATH="${details.counterexamplePath}" npx vitest run test/reliability/generated.test.ts -t "${name}"`;
   // Recompute on the shrunk scenario: `last` may belong to a later shrinking attempt.
   let found = last;
   try {
