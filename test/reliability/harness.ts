@@ -423,6 +423,11 @@ export function runScenario(scenario: Scenario): Trace {
     let played$ = faux(requestModel, context, options) as Observable<AssistantMessageEvent>;
     if (turn.fault === "noise") played$ = played$.pipe(mergeMap((event) => [{ type: "vendor_ping" } as unknown as AssistantMessageEvent, event]));
     if (turn.fault === "noStart") played$ = played$.pipe(filter((event) => event.type !== "start"));
+    // Events after the final one (a second `done`, a stray delta): nobody may see them.
+    if (turn.fault === "trailing")
+      played$ = played$.pipe(
+        mergeMap((event) => (event.type === "done" || event.type === "error" ? [event, { ...event }, { type: "text_delta", contentIndex: 0, delta: "late", partial: (event as { message?: unknown }).message } as unknown as AssistantMessageEvent] : [event])),
+      );
     const events = counted("provider", played$);
     if (turn.fault === "thenable") return { then: (resolve: (value: unknown) => void) => resolve(events) } as unknown as PromiseLike<Observable<AssistantMessageEvent>>;
     return events;

@@ -272,7 +272,7 @@ function checkCancel(trace: Trace): string[] {
   });
   const turnsAfter = trace.events.filter((e) => e.seq > cancel.seq && e.seq < end && e.event.type === "turn_start").length;
   // One turn reports `aborted`; a hook or listener failing after that adds the failure's own turn (SPEC A6).
-  const failedLater = trace.events.some((e) => e.seq > cancel.seq && e.seq < end && e.event.type === "message_end" && /\(scripted\)/.test((e.event.message as AssistantMessage).errorMessage ?? ""));
+  const failedLater = trace.events.some((e) => e.seq > cancel.seq && e.seq < end && (e.event.type === "message_start" || e.event.type === "message_end") && /\(scripted\)/.test((e.event.message as AssistantMessage).errorMessage ?? ""));
   if (turnsAfter > (failedLater ? 2 : 1)) v.push(`${turnsAfter} turns started after ${cancel.kind}`);
   return v;
 }

@@ -36,7 +36,7 @@ export interface ModelTurn {
    * SPEC M4 faults; `thenable` is no fault but the (synchronous) promise-of-a-stream delivery;
    * `noise` interleaves unknown event types (ignored); `noStart` drops `start` (protocol violation).
    */
-  fault: "none" | "throw" | "reject" | "error" | "incomplete" | "hang" | "thenable" | "noise" | "noStart";
+  fault: "none" | "throw" | "reject" | "error" | "incomplete" | "hang" | "thenable" | "noise" | "noStart" | "trailing";
 }
 
 export type HookName =
@@ -125,7 +125,7 @@ const turnArb = fc
     stop: fc.oneof({ weight: 30, arbitrary: fc.constant("natural" as const) }, { weight: 3, arbitrary: fc.constantFrom("length" as const, "error" as const, "aborted" as const) }),
     fault: fc.oneof(
       { weight: 30, arbitrary: fc.constant("none" as const) },
-      { weight: 3, arbitrary: fc.constantFrom("thenable" as const, "noise" as const) },
+      { weight: 3, arbitrary: fc.constantFrom("thenable" as const, "noise" as const, "trailing" as const) },
       { weight: 1, arbitrary: fc.constant("noStart" as const) },
       { weight: 3, arbitrary: fc.constantFrom("throw" as const, "reject" as const, "error" as const, "incomplete" as const, "hang" as const) },
     ),
