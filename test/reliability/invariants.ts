@@ -249,6 +249,34 @@ function checkTools(trace: Trace, events: Events): string[] {
   return v;
 }
 
+/**
+ * `finishTurn` decisions (SPEC L6, L8): `end` ends the run — no further request; `continue`
+ * guarantees one more request, unless the run is cancelled or fails first. Ignored after an
+ * error or aborted response (hard exit).
+ */
+function checkDecisions(trace: Trace): string[] {
+  const v: string[] = [];
+  const decisions = trace.scenario.hooks.finishTurn;
+  if (!decisions) return v;
+  const fault = trace.scenario.hooks.throwIn;
+  const calls = trace.hookCalls.filter((c) => c.hook === "finishTurn");
+  const failure = (from: number, to: number): boolean =>
+    trace.events.some((e) => e.seq > from && e.seq < to && (e.event.type === "message_start" || e.event.type === "message_end") && /\(scripted\)/.test((e.event.message as AssistantMessage).errorMessage ?? ""));
+  calls.forEach((call, k) => {
+    const decision = decisions[k] ?? "none";
+    if (decision === "none" || (fault?.hook === "finishTurn" && fault.at === k)) return;
+    const end = trace.second && call.seq < trace.second.seq ? trace.second.seq : Infinity;
+    const turn = [...trace.events].reverse().find((e) => e.seq < call.seq && e.event.type === "message_end" && isAssistant(e.event.message));
+    if (!turn || failedStop(turn.event.type === "message_end" ? (turn.event.message as AssistantMessage) : ({} as AssistantMessage))) return;
+    const requests = trace.providerCalls.filter((p) => p.seq > call.seq && p.seq < end);
+    if (decision === "end" && requests.length > 0) v.push(`finishTurn #${k} said end, yet the provider was asked again`);
+    const cancelled = trace.cancel !== undefined && trace.cancel.seq < end;
+    const gone = trace.unsubscribed !== undefined && trace.unsubscribed.seq < end;
+    if (decision === "continue" && requests.length === 0 && !cancelled && !gone && !failure(call.seq, end)) v.push(`finishTurn #${k} said continue, yet no request followed`);
+  });
+  return v;
+}
+
 /** A cancel ends its own run: an Agent's second run (started after it) may do anything again. */
 function cancelWindowEnd(trace: Trace): number {
   return trace.cancel && trace.second && trace.cancel.seq < trace.second.seq ? trace.second.seq : Infinity;
@@ -325,6 +353,7 @@ export function checkTrace(trace: Trace): string[] {
   v.push(...checkQueues(trace, committed, complete, runPrompts));
   v.push(...checkTools(trace, all));
   v.push(...checkCancel(trace));
+  v.push(...checkDecisions(trace));
 
   if (trace.finalState) {
     const state = trace.finalState;
