@@ -193,6 +193,18 @@ function checkQueues(trace: Trace, committed: readonly AgentMessage[], complete:
     }
     v.push(`follow-up at ${i} after a ${(before as Message).role} message`);
   });
+  // one-at-a-time: a poll takes one message and a turn polls a queue at most once for what it sends (SPEC L7).
+  let steeringInTurn = 0;
+  let followUpsInTurn = 0;
+  for (const message of committed) {
+    if (isAssistant(message)) {
+      steeringInTurn = 0;
+      followUpsInTurn = 0;
+      continue;
+    }
+    if (steering.has(message) && !runPrompts.has(message) && ++steeringInTurn > 1 && trace.scenario.steeringMode === "one-at-a-time") v.push("two steering messages in one turn in one-at-a-time mode");
+    if (followUps.has(message) && !runPrompts.has(message) && ++followUpsInTurn > 1 && trace.scenario.followUpMode === "one-at-a-time") v.push("two follow-up messages in one turn in one-at-a-time mode");
+  }
   // Loop: polls happen between turns only, never while a tool batch or a message is open.
   for (const p of trace.polls) {
     if (trace.unsubscribed && trace.scenario.via !== "agent" && p.seq > trace.unsubscribed.seq) v.push(`${p.kind} polled after unsubscribe`);
