@@ -1,8 +1,8 @@
 /**
- * Issue 7 · hostile input: one test per row of the table in docs/reliability.md (H1–H22). Each
+ * Issue 7 · hostile input: one test per row of the table in docs/reliability.md (H1–H23). Each
  * row's outcome is defined there; every run here also keeps the bracket and message invariants.
  */
-import { Observable } from "rxjs";
+import { fromEvent, NEVER, Observable, takeUntil } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent.js";
 import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
@@ -368,6 +368,23 @@ describe("issue 7 · hostile input, one test per row of docs/reliability.md", ()
     expect(textOf(rs[1])).toBe("Operation aborted");
     expect(lastAssistant(seen).stopReason).toBe("aborted");
     expect(checkBrackets(seen, true, "late")).toEqual([]);
+  });
+  it("H23 a listener that never settles: the run waits for it (the barrier, SPEC A5) even after abort(); a listener that honours its signal lets the run end", () => {
+    const stuck = new Agent({ initialState: { model }, streamFn: fauxProvider([{ content: "hi" }]) });
+    stuck.subscribe((event) => (event.type === "message_end" ? NEVER : undefined));
+    stuck.prompt$("go").subscribe();
+    expect(stuck.state.isStreaming).toBe(true);
+    stuck.abort();
+    expect(stuck.state.isStreaming).toBe(true);
+
+    const polite = new Agent({ initialState: { model }, streamFn: fauxProvider([{ content: "hi" }]) });
+    polite.subscribe((event, signal) => (event.type === "message_end" && !signal.aborted ? NEVER.pipe(takeUntil(fromEvent(signal, "abort"))) : undefined));
+    let done = false;
+    polite.prompt$("go").subscribe({ complete: () => (done = true) });
+    expect(done).toBe(false);
+    polite.abort();
+    expect(done).toBe(true);
+    expect(polite.state.isStreaming).toBe(false);
   });
 });
 
