@@ -1,8 +1,8 @@
 /**
- * Issue 7 · hostile input: one test per row of the table in docs/reliability.md (H1–H23). Each
+ * Issue 7 · hostile input: one test per row of the table in docs/reliability.md (H1–H24). Each
  * row's outcome is defined there; every run here also keeps the bracket and message invariants.
  */
-import { fromEvent, NEVER, Observable, takeUntil } from "rxjs";
+import { config, fromEvent, NEVER, Observable, takeUntil } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent.js";
 import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
@@ -369,6 +369,33 @@ describe("issue 7 · hostile input, one test per row of docs/reliability.md", ()
     expect(lastAssistant(seen).stopReason).toBe("aborted");
     expect(checkBrackets(seen, true, "late")).toEqual([]);
   });
+  it("H24 a subscriber whose next throws: rxjs reports the error (config.onUnhandledError, asynchronously by default); the run goes on and ends", async () => {
+    const reported: unknown[] = [];
+    const previous = config.onUnhandledError;
+    config.onUnhandledError = (error) => reported.push(error);
+    try {
+      const seen: AgentEvent[] = [];
+      let done = false;
+      const { tool: t, calls } = counting();
+      agentLoop([user("go")], contextWith([t]), { model }, undefined, callsThenDone([call({ n: 1 })])).subscribe({
+        next: (e) => {
+          seen.push(e);
+          if (e.type === "message_update") throw new Error("render failed");
+        },
+        complete: () => (done = true),
+      });
+      expect(done).toBe(true);
+      expect(checkBrackets(seen, true, "throwing subscriber")).toEqual([]);
+      expect(calls).toEqual([{ n: 1 }]);
+      // Reported on a later macrotask, once per throwing call.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(reported.length).toBe(seen.filter((e) => e.type === "message_update").length);
+      expect((reported[0] as Error).message).toBe("render failed");
+    } finally {
+      config.onUnhandledError = previous;
+    }
+  });
+
   it("H23 a listener that never settles: the run waits for it (the barrier, SPEC A5) even after abort(); a listener that honours its signal lets the run end", () => {
     const stuck = new Agent({ initialState: { model }, streamFn: fauxProvider([{ content: "hi" }]) });
     stuck.subscribe((event) => (event.type === "message_end" ? NEVER : undefined));
