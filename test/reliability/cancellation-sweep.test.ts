@@ -11,7 +11,7 @@ import { runScenario } from "./harness.js";
 import { violations } from "./replay.js";
 import type { Scenario } from "./scenario.js";
 
-function rich(via: Scenario["via"], providerDelay: Scenario["providerDelay"]): Scenario {
+function rich(via: Scenario["via"], providerDelay: Scenario["providerDelay"], promises = false): Scenario {
   const slow = (frames: number, updates: number) => ({ kind: "observable" as const, frames, updates, outcome: "ok" as const });
   return {
     via,
@@ -29,7 +29,7 @@ function rich(via: Scenario["via"], providerDelay: Scenario["providerDelay"]): S
           { t: "text", text: "Checking." },
           { t: "call", id: "a", tool: "t0", args: "valid", behaviour: slow(3, 2) },
           { t: "call", id: "b", tool: "slow", args: "numericString", behaviour: slow(5, 0) },
-          { t: "call", id: "c", tool: "t1", args: "valid", behaviour: { kind: "plain", frames: 0, updates: 1, outcome: "ok" } },
+          { t: "call", id: "c", tool: "t1", args: "valid", behaviour: { kind: promises ? "promise" : "plain", frames: 2, updates: 1, outcome: "ok" } },
           { t: "call", id: "d", tool: "nope", args: "valid", behaviour: slow(1, 0) },
         ],
       },
@@ -50,8 +50,8 @@ function rich(via: Scenario["via"], providerDelay: Scenario["providerDelay"]): S
       after: ["keep", "override", "keep"],
       finishTurn: null,
       prepareNextTurn: [1, 0],
-      hookDelay: 0,
-      hookAsync: "observable",
+      hookDelay: promises ? 1 : 0,
+      hookAsync: promises ? "promise" : "observable",
       throwIn: null,
       listenerDelay: via === "loop" || providerDelay === "sync" ? 0 : 1,
     },
@@ -72,6 +72,21 @@ const combos: [Scenario["via"], Scenario["providerDelay"]][] = [
 ];
 
 describe("issue 7 · cancellation at every event index", () => {
+  // Hooks and one tool as promise-likes settled on the TestScheduler, hooks taking a frame each.
+  for (const via of ["loop", "loop-emit", "agent"] as const) {
+    for (const kind of ["unsubscribe", "abort"] as const) {
+      it(`L10 ${via}, promise hooks and tool: ${kind} at every event`, () => {
+        const base = rich(via, 1, true);
+        expect(violations(base).violations).toEqual([]);
+        const total = runScenario(base).subscriberEvents.length;
+        for (let index = 0; index < total; index++) {
+          const found = violations({ ...base, cancelAtEvent: { index, kind } }).violations;
+          if (found.length > 0) throw new Error(`${kind} at event #${index} (${via}, promises):\n  - ${found.join("\n  - ")}`);
+        }
+      });
+    }
+  }
+
   for (const [via, delay] of combos) {
     for (const kind of ["unsubscribe", "abort"] as const) {
       it(`L10 ${via}, provider ${delay === "sync" ? "synchronous" : "paced"}: ${kind} at every event`, () => {
