@@ -32,6 +32,8 @@ const LABEL = {
 // --render: rewrite RESULTS.md from results.json (after editing FINDINGS.md), without running.
 if (process.argv.includes("--render")) {
   const saved = JSON.parse(readFileSync(path.join(benchDir, "results.json"), "utf8"));
+  saved.method = methodNotes();
+  writeFileSync(path.join(benchDir, "results.json"), JSON.stringify(saved, null, 2) + "\n");
   writeFileSync(path.join(benchDir, "RESULTS.md"), renderMarkdown(saved));
   process.exit(0);
 }
@@ -264,7 +266,7 @@ function methodNotes() {
     "No forced GC between timed runs (a forced full GC shrinks the young generation and the next run pays to regrow it); each runtime's garbage is part of its cost.",
     "Every run's event count, transcript length, request count and final stop reason are checked equal across runtimes and runs.",
     "Memory: each runtime in its own process per sample (--expose-gc), the provider's library (pi-ai or rxjs) loaded with the runtime. Peak RSS = process.resourceUsage().maxRSS after one cold run; 'RSS after import' is the same before it. Heap retained = heapUsed after a further run minus before it (both after global.gc(); before it, five warm runs at a moderate size so the code is compiled and optimized: this is the run's data. V8 still compiles or drops optimized code during the measured run, ±30–260 KiB in its code spaces, so the table splits data (outside the code spaces; the target) from code), with the Agent or the loop's agent_end messages still referenced. Medians of 3 processes per runtime (alternating).",
-    "Size: esbuild 0.28 bundle + minify of `export { Agent, agentLoop }` (platform browser, ESM, es2022), gzip level 9. Cold import: time of `await import()` of the runtime's entry in a fresh process.",
+    "Size: esbuild 0.28 bundle + minify of `export { Agent, agentLoop }` (platform browser, ESM, es2022), gzip level 9; with esbuild's browser defaults rxjs resolves to its esm5 build, which brings tslib. Cold import: time of `await import()` of the runtime's entry in a fresh process (11 per runtime, alternating).",
   ];
 }
 
