@@ -7,6 +7,7 @@
  * Nothing here uses a promise: tools, hooks, listeners and the provider are plain values or
  * Observables on the TestScheduler, so one scenario is one synchronous, deterministic flush.
  */
+import { getEventListeners } from "node:events";
 import { config as rxConfig, filter, map, mergeMap, Observable, Subscriber, type Subscription, throwError, timer } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { Agent } from "../../src/agent.js";
@@ -73,6 +74,8 @@ export interface Trace {
   second?: { seq: number; index: number; error: unknown; completed: boolean; subscriberEvents: AgentEvent[]; expectError: boolean };
   opened: number;
   closed: number;
+  /** Abort listeners still registered at the end on the signals handed out. */
+  retainedListeners: number;
   /** Labels of subscriptions still open at the end. */
   stillOpen: string[];
   /** Messages handed to the loop by the steering / follow-up polls (loop), or queued (Agent). */
@@ -189,6 +192,7 @@ export function runScenario(scenario: Scenario): Trace {
     signalSeqs: [],
     opened: 0,
     closed: 0,
+    retainedListeners: 0,
     stillOpen: [],
     steering: [],
     followUps: [],
@@ -461,11 +465,13 @@ export function runScenario(scenario: Scenario): Trace {
   const previousUnhandled = rxConfig.onUnhandledError;
   rxConfig.onUnhandledError = (error) => trace.unhandled.push(error);
   let agent: Agent | undefined;
+  let userSignal: AbortSignal | undefined;
   const stateFeeds: Subscription[] = [];
   try {
     scheduler.run(() => {
       let subscription: Subscription | undefined;
       const controller = new AbortController();
+      userSignal = controller.signal;
       let active = true;
       const observer = {
         next: (event: AgentEvent) => {
@@ -604,6 +610,11 @@ export function runScenario(scenario: Scenario): Trace {
   }
   for (const feed of stateFeeds) feed.unsubscribe();
   trace.stillOpen = [...open.values()];
+  // Abort listeners left on any signal handed out (or on the loop's own `signal` argument).
+  trace.retainedListeners = [...trace.signals, ...(userSignal && scenario.via !== "agent" ? [userSignal] : [])].reduce(
+    (count, signal) => count + getEventListeners(signal, "abort").length,
+    0,
+  );
   if (agent) {
     const state = agent.state;
     trace.finalState = {

@@ -330,6 +330,7 @@ export function checkTrace(trace: Trace): string[] {
   if (trace.error !== undefined) v.push(`the run errored: ${String((trace.error as Error)?.message ?? trace.error)}`);
   for (const error of trace.unhandled) v.push(`unhandled error: ${String((error as Error)?.message ?? error)}`);
   if (!(trace.unsubscribed && (!second || trace.unsubscribed.seq < second.seq)) && !trace.completed) v.push("the run did not complete");
+  if (trace.retainedListeners > 0) v.push(`${trace.retainedListeners} abort listeners left on the signals handed out`);
   if (trace.opened !== trace.closed) v.push(`subscriptions left open: ${trace.opened - trace.closed} (${trace.stillOpen.join(", ")})`);
 
   v.push(...checkBrackets(events, complete, "trace"));
