@@ -601,11 +601,6 @@ function failure(run: Run, error: unknown): Observable<AgentEvent> {
     run.append(message);
     events.push({ type: "message_start", message }, { type: "message_end", message });
   }
-  // Polled or prepared messages that never reached their turn are kept, after the batch's results.
-  for (const message of run.waiting.slice()) {
-    run.append(message);
-    events.push({ type: "message_start", message }, { type: "message_end", message });
-  }
   const aborted = run.signal.aborted && !(run.signal.reason === error);
   const partial = open?.role === "assistant" ? open : undefined;
   const failed = failedAssistantMessage(run.config.model, reason, aborted ? "aborted" : "error", now, partial);
