@@ -6,6 +6,7 @@ import { map, Observable, type SchedulerLike, timer } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { expect } from "vitest";
 import { Agent, type AgentOptions } from "../../src/agent.js";
+import { label as eventLabel } from "../helpers/marbles.js";
 import type { AgentEvent, AgentMessage, AgentTool, AgentToolResult, Message, Model, ToolResultMessage, UserMessage } from "../../src/index.js";
 
 export const model: Model = { id: "faux-1", api: "faux", provider: "faux" };
@@ -64,25 +65,9 @@ export function toolResults(messages: readonly AgentMessage[]): ToolResultMessag
   return messages.filter((m): m is ToolResultMessage => (m as Message).role === "toolResult");
 }
 
-/** A short name for an event: `message_end:assistant`, `tool_execution_start:a`, ... */
+/** A short name for an event: `message_end:assistant`, `message_end:user:TEXT`, `tool_execution_start:a`, ... */
 export function label(event: AgentEvent): string {
-  switch (event.type) {
-    case "message_start":
-    case "message_end": {
-      const message = event.message as Message;
-      if (message.role === "toolResult") return `${event.type}:toolResult:${message.toolCallId}`;
-      if (message.role === "user") return `${event.type}:user:${textOf(message)}`;
-      return `${event.type}:${message.role}`;
-    }
-    case "message_update":
-      return `message_update:${event.assistantMessageEvent.type}`;
-    case "tool_execution_start":
-    case "tool_execution_update":
-    case "tool_execution_end":
-      return `${event.type}:${event.toolCallId}`;
-    default:
-      return event.type;
-  }
+  return eventLabel(event, (message) => (message.role === "user" ? textOf(message) : undefined));
 }
 
 /** Records every event an agent's listener sees, with the frame (or ms) of its arrival. */

@@ -19,14 +19,17 @@ export function newScheduler(): TestScheduler {
 
 /**
  * A short, readable name for an event: `message_start:user`, `tool_execution_end:b`, ...
- * Timestamps and contents are asserted separately.
+ * Timestamps and contents are asserted separately. `detail` adds a suffix to the start and end
+ * of user, assistant and system messages (their text, a stop reason) for suites that need it.
  */
-export function label(event: AgentEvent): string {
+export function label(event: AgentEvent, detail?: (message: Message) => string | undefined): string {
   switch (event.type) {
     case "message_start":
     case "message_end": {
       const message = event.message as Message;
-      return message.role === "toolResult" ? `${event.type}:toolResult:${message.toolCallId}` : `${event.type}:${message.role}`;
+      if (message.role === "toolResult") return `${event.type}:toolResult:${message.toolCallId}`;
+      const extra = detail?.(message);
+      return extra === undefined ? `${event.type}:${message.role}` : `${event.type}:${message.role}:${extra}`;
     }
     case "message_update":
       return `message_update:${event.assistantMessageEvent.type}`;
@@ -48,7 +51,7 @@ export function labelsByFrame(scheduler: TestScheduler, options: { updates?: boo
   return (events) =>
     events.pipe(
       filter((event) => updates || event.type !== "message_update"),
-      map(label),
+      map((event) => label(event)),
       byFrame(scheduler),
     );
 }

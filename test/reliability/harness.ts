@@ -26,6 +26,7 @@ import type {
 } from "../../src/index.js";
 import { fauxProvider, type FauxReply } from "../../src/testing/index.js";
 import { contextWith, model } from "../helpers/fixtures.js";
+import { label as eventLabel } from "../helpers/marbles.js";
 import type { ArgsKind, Block, HookName, Scenario, ToolBehaviour } from "./scenario.js";
 
 export const TOOL_SCHEMA = {
@@ -638,25 +639,9 @@ export function runScenario(scenario: Scenario): Trace {
   return trace;
 }
 
-/** A short name for an event. */
+/** A short name for an event; assistant messages carry their stop reason. */
 export function label(event: AgentEvent): string {
-  switch (event.type) {
-    case "message_start":
-    case "message_end": {
-      const message = event.message as Message;
-      if (message.role === "toolResult") return `${event.type}:toolResult:${message.toolCallId}`;
-      if (message.role === "assistant") return `${event.type}:assistant:${message.stopReason}`;
-      return `${event.type}:${message.role}`;
-    }
-    case "message_update":
-      return `message_update:${event.assistantMessageEvent.type}`;
-    case "tool_execution_start":
-    case "tool_execution_update":
-    case "tool_execution_end":
-      return `${event.type}:${event.toolCallId}`;
-    default:
-      return event.type;
-  }
+  return eventLabel(event, (message) => (message.role === "assistant" ? message.stopReason : undefined));
 }
 
 function withoutTimestamps(key: string, value: unknown): unknown {
