@@ -9,6 +9,7 @@
 import { from, Observable, type ObservableInput } from "rxjs";
 import { describeError, failedAssistantMessage } from "./assistant-message.js";
 import type { AssistantMessage, AssistantMessageEvent, Message, Model, StreamFn, StreamOptions } from "./messages.js";
+import { isThenable } from "./internal/maybe-async.js";
 import type { AgentEvent } from "./types.js";
 
 /** One provider request. */
@@ -27,10 +28,6 @@ export interface AssistantRequest {
 
 /** The errorMessage of a response cut off by an abort the provider did not answer itself. */
 export const ABORTED_RESPONSE_TEXT = "Request was aborted";
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && typeof value === "object" && typeof (value as PromiseLike<unknown>).then === "function";
-}
 
 function isAssistantMessage(value: unknown): value is AssistantMessage {
   return value !== null && typeof value === "object" && (value as AssistantMessage).role === "assistant" && Array.isArray((value as AssistantMessage).content);

@@ -8,7 +8,7 @@
 import { catchError, concatMap, defer, EMPTY, isObservable, map, Observable, of } from "rxjs";
 import { describeError } from "./assistant-message.js";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "./messages.js";
-import { fromMaybeAsync, thenMaybe } from "./internal/maybe-async.js";
+import { fromMaybeAsync, isThenable, thenMaybe } from "./internal/maybe-async.js";
 import type { AgentContext, AgentTool, AgentToolResult, ToolCallOutcome, ToolHooks } from "./types.js";
 import { validateToolArguments } from "./validation.js";
 
@@ -151,7 +151,7 @@ export function executeToolCall(prepared: Extract<ToolCallPreparation, { kind: "
         teardown?.();
       };
     }
-    if (returned !== null && typeof returned === "object" && typeof (returned as PromiseLike<unknown>).then === "function") {
+    if (isThenable(returned)) {
       (returned as PromiseLike<unknown>).then((value) => finish(normalizeResult(tool.name, value)), fail);
       return () => {
         open = false;

@@ -8,7 +8,8 @@
 import { from, isObservable, last, type Observable, of, concatMap, ignoreElements, defaultIfEmpty } from "rxjs";
 import type { MaybeAsync } from "../types.js";
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+/** Whether `value` is a promise (or any thenable). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as PromiseLike<unknown>).then === "function";
 }
 
