@@ -5,7 +5,7 @@
  * @module
  */
 import { Observable, type SchedulerLike } from "rxjs";
-import { emptyUsage } from "../assistant-message.js";
+import { emptyAssistantMessage, emptyUsage } from "../assistant-message.js";
 import type {
   AssistantMessage,
   AssistantMessageEvent,
@@ -243,8 +243,8 @@ function play(reply: FauxReply, model: Model, streamOptions: StreamOptions, chun
     const abort = (): void => {
       if (done) return;
       done = true;
-      const partial = last ?? { role: "assistant", content: [], api: model.api, provider: model.provider, model: model.id, usage: emptyUsage(), stopReason: "stop", timestamp: now };
-      subscriber.next({ type: "error", reason: "aborted", error: { ...(partial as AssistantMessage), stopReason: "aborted", errorMessage: "Request was aborted" } });
+      const partial = last ?? emptyAssistantMessage(model, now);
+      subscriber.next({ type: "error", reason: "aborted", error: { ...partial, stopReason: "aborted", errorMessage: "Request was aborted" } });
       subscriber.complete();
     };
     /** Emits the next event; false when the stream is over. */

@@ -7,20 +7,11 @@ import { describe, expect, it } from "vitest";
 import { createInitialSystemMessage } from "../../src/index.js";
 import type { AgentEvent, AgentMessage, AssistantMessage, SystemMessage, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider } from "../../src/testing/index.js";
+import { assistantMessage } from "../helpers/fixtures.js";
 import { agentWith, model, record, roles, textOf, textResult, tool, user, userTexts } from "./support.js";
 
 function assistant(text: string, extra: Partial<AssistantMessage> = {}): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [{ type: "text", text }],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-    stopReason: "stop",
-    timestamp: 0,
-    ...extra,
-  };
+  return assistantMessage(text, "stop", extra);
 }
 
 const system: SystemMessage = { role: "system", content: "Sys.", timestamp: 0 };

@@ -69,6 +69,17 @@ function setup(script: FauxScriptEntry[], options: AgentOptions) {
   return { provider, agent, events, count: () => ++calls };
 }
 
+/** Subscribes a listener that fails on the first event matching `when` (rejecting when `async`), then behaves. */
+function failOnce(agent: Agent, when: (event: AgentEvent) => boolean, message: string, async: boolean): void {
+  let thrown = false;
+  agent.subscribe(async ? async (event) => check(event) : check);
+  function check(event: AgentEvent): void {
+    if (thrown || !when(event)) return;
+    thrown = true;
+    throw new Error(message);
+  }
+}
+
 describe("A6: a throwing hook ends the run with the normalized failure", () => {
   it("A6: prepareRequest throws on the first request: the prompt stays, the agent is idle, the next prompt works", async () => {
     let failOnce = true;
@@ -193,13 +204,7 @@ describe("A6 T3: tool hooks are not run failures", () => {
 describe("A6: a throwing listener ends the run with the normalized failure", () => {
   it("A6: a listener that throws on the assistant message_end: its tool calls get error results", async () => {
     const { agent, events, provider } = setup([{ content: [fauxToolCall("echo", {}, "e1"), fauxToolCall("echo", {}, "e2")] }], {});
-    let thrown = false;
-    agent.subscribe((event) => {
-      if (!thrown && event.type === "message_end" && (event.message as Message).role === "assistant") {
-        thrown = true;
-        throw new Error("listener exploded");
-      }
-    });
+    failOnce(agent, (event) => event.type === "message_end" && (event.message as Message).role === "assistant", "listener exploded", false);
     await agent.prompt("go");
     expectNormalizedFailure(agent, events, /listener exploded/);
     expect(roles(agent.state.messages)).toEqual(["system", "user", "assistant", "toolResult", "toolResult", "assistant"]);
@@ -219,13 +224,7 @@ describe("A6: a throwing listener ends the run with the normalized failure", () 
     const provider = fauxProvider([{ content: [fauxToolCall("echo", {}, "e1"), fauxToolCall("slow", {}, "s1")] }, { content: "yes" }]);
     const agent = agentWith({ streamFn: provider, initialState: { tools: [echo, slow] } });
     const { events } = record(agent);
-    let thrown = false;
-    agent.subscribe(async (event) => {
-      if (!thrown && event.type === "tool_execution_end" && event.toolCallId === "e1") {
-        thrown = true;
-        throw new Error("listener rejected");
-      }
-    });
+    failOnce(agent, (event) => event.type === "tool_execution_end" && event.toolCallId === "e1", "listener rejected", true);
     await agent.prompt("go");
     expectNormalizedFailure(agent, events, /listener rejected/);
     const results = toolResults(agent.state.messages);
@@ -254,13 +253,7 @@ describe("A6: a throwing listener ends the run with the normalized failure", () 
 
   it("A6: a listener that throws on agent_start: the run fails before any request", async () => {
     const { agent, events, provider } = setup([], {});
-    let thrown = false;
-    agent.subscribe((event) => {
-      if (!thrown && event.type === "agent_start") {
-        thrown = true;
-        throw new Error("start listener failed");
-      }
-    });
+    failOnce(agent, (event) => event.type === "agent_start", "start listener failed", false);
     await agent.prompt("hi");
     expectNormalizedFailure(agent, events, /start listener failed/);
     expect(provider.requests).toHaveLength(0);
@@ -271,13 +264,7 @@ describe("A6: a throwing listener ends the run with the normalized failure", () 
 
   it("A6: a listener that throws on turn_end: the finished turn stays and the failure gets its own turn", async () => {
     const { agent, events, provider } = setup([{ content: "answer" }], {});
-    let thrown = false;
-    agent.subscribe((event) => {
-      if (!thrown && event.type === "turn_end") {
-        thrown = true;
-        throw new Error("turn_end listener failed");
-      }
-    });
+    failOnce(agent, (event) => event.type === "turn_end", "turn_end listener failed", false);
     await agent.prompt("hi");
     expectNormalizedFailure(agent, events, /turn_end listener failed/);
     expect(roles(agent.state.messages)).toEqual(["system", "user", "assistant", "assistant"]);

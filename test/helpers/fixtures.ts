@@ -1,5 +1,5 @@
 import type { Observable } from "rxjs";
-import { createInitialSystemMessage } from "../../src/index.js";
+import { createInitialSystemMessage, emptyUsage } from "../../src/index.js";
 import type { AgentContext, AgentEvent, AgentMessage, AgentTool, AgentToolResult, AssistantMessage, AssistantMessageEvent, Model, UserMessage } from "../../src/index.js";
 
 export const model: Model = { id: "faux-1", api: "faux", provider: "faux" };
@@ -62,7 +62,7 @@ export function assistantMessage(content: AssistantMessage["content"] | string, 
     api: model.api,
     provider: model.provider,
     model: model.id,
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    usage: emptyUsage(),
     stopReason,
     timestamp: 0,
     ...extra,

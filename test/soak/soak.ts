@@ -17,7 +17,8 @@
 import { getEventListeners } from "node:events";
 import { finalize, Observable, of } from "rxjs";
 import { Agent } from "../../src/agent.js";
-import type { AgentTool, AssistantMessage, AssistantMessageEvent, Model, StreamFn } from "../../src/index.js";
+import type { AgentTool, AssistantMessageEvent, StreamFn } from "../../src/index.js";
+import { assistantMessage, model } from "../helpers/fixtures.js";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) {
@@ -25,7 +26,6 @@ if (!gc) {
   process.exit(2);
 }
 
-const model: Model = { id: "soak", api: "faux", provider: "faux" };
 const MB = 1024 * 1024;
 const failures: string[] = [];
 
@@ -39,19 +39,6 @@ async function settleHeap(): Promise<number> {
 
 const fmt = (bytes: number): string => `${(bytes / MB).toFixed(2)} MB`;
 
-function message(content: AssistantMessage["content"], stopReason: AssistantMessage["stopReason"]): AssistantMessage {
-  return {
-    role: "assistant",
-    content,
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-    stopReason,
-    timestamp: 0,
-  };
-}
-
 /** A synchronous provider: a tool call for the first `toolTurns` requests, then a text answer. */
 function provider(toolTurns: number, signals?: AbortSignal[]): StreamFn {
   let request = 0;
@@ -59,7 +46,7 @@ function provider(toolTurns: number, signals?: AbortSignal[]): StreamFn {
     signals?.push(options.signal!);
     const n = request++;
     const final =
-      n < toolTurns ? message([{ type: "toolCall", id: `call_${n}`, name: "echo", arguments: { n } }], "toolUse") : message([{ type: "text", text: "done" }], "stop");
+      n < toolTurns ? assistantMessage([{ type: "toolCall", id: `call_${n}`, name: "echo", arguments: { n } }], "toolUse") : assistantMessage([{ type: "text", text: "done" }], "stop");
     const events: AssistantMessageEvent[] = [
       { type: "start", partial: { ...final, content: [] } },
       n < toolTurns
