@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { AgentTool, Model, StreamFn } from "../src/index.js";
-import { openaiCompatible } from "../src/providers/openai.js";
+import { openaiCompatible } from "../src/providers/openai/index.js";
 import { DEMO_MODEL, demoModel } from "./demo-model.js";
 import { readFileTool } from "./node-tools.js";
 import { browserTools } from "./tools.js";

@@ -3,12 +3,18 @@
  *
  * @module rxagent
  */
-export * from "./messages.js";
-export * from "./types.js";
-export { agentLoop, agentLoopContinue } from "./agent-loop.js";
-export { runToolCall, errorToolResult, type RunToolCallOptions } from "./tool-call.js";
-export { validateToolArguments } from "./validation.js";
-export { defaultConvertToLlm, isLlmMessage } from "./llm-context.js";
+export * from "./model/messages.js";
+export * from "./model/types.js";
+export * from "./tools/tool-types.js";
+export * from "./loop/loop-config.js";
+export type { MaybeAsync } from "./rx/maybe-async.js";
+export { agentLoop, agentLoopContinue } from "./loop/agent-loop.js";
+export { MessageQueue } from "./loop/message-queue.js";
+export { initialRunState, reduceRunState, unansweredToolCalls, type RunState } from "./loop/run-state.js";
+export { runToolCall, type RunToolCallOptions } from "./tools/run-tool-call.js";
+export { errorToolResult } from "./tools/tool-result.js";
+export { validateToolArguments } from "./tools/validation.js";
+export { defaultConvertToLlm, isLlmMessage } from "./model/llm-context.js";
 export {
   createInitialSystemMessage,
   getCurrentSystemMessage,
@@ -17,10 +23,10 @@ export {
   getToolChanges,
   toToolDeclaration,
   type ToolChanges,
-} from "./transcript.js";
-export { emptyUsage, failedAssistantMessage, describeError } from "./assistant-message.js";
-export { fauxProvider, fauxText, fauxThinking, fauxToolCall } from "./testing/index.js";
-export type { FauxProvider, FauxProviderOptions, FauxReply, FauxRequest, FauxScriptEntry } from "./testing/index.js";
-export { Agent, type AgentListener, type AgentOptions, type PromptInput } from "./agent.js";
-export type { AgentState, AgentStateSnapshot, AgentInitialState } from "./agent-state.js";
-export { MessageQueue } from "./message-queue.js";
+} from "./model/transcript.js";
+export { emptyUsage, failedAssistantMessage } from "./model/assistant-message.js";
+export { describeError } from "./model/describe-error.js";
+export { callStreamFn, StreamFnFailure, type StreamFnFailureKind } from "./stream/stream-fn-call.js";
+export { Agent, type AgentOptions, type PromptInput } from "./agent/agent.js";
+export type { AgentListener } from "./agent/listener-barrier.js";
+export type { AgentState, AgentStateSnapshot, AgentInitialState } from "./agent/agent-state.js";

@@ -13,7 +13,7 @@
  */
 import { animationFrameScheduler, auditTime, fromEvent, map, merge } from "rxjs";
 import { Agent, type AgentEvent, type AgentMessage, type AgentStateSnapshot, type AssistantMessage, type Model, type StreamFn } from "../../src/index.js"; // in your app: from "rxagent"
-import { streamProxy } from "../../src/providers/proxy.js"; // in your app: from "rxagent/proxy"
+import { streamProxy } from "../../src/providers/proxy/index.js"; // in your app: from "rxagent/proxy"
 import { DEMO_MODEL, demoModel } from "../../demo/demo-model.js";
 import { browserTools } from "../../demo/tools.js";
 

@@ -11,9 +11,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Model, StreamFn } from "../../src/index.js";
-import { openaiCompatible } from "../../src/providers/openai.js"; // in your app: from "rxagent/openai"
-import { createProxyHandler } from "../../src/providers/proxy.js"; // in your app: from "rxagent/proxy"
-import { toNodeListener } from "../../src/providers/node-adapter.js"; // in your app: from "rxagent/proxy/node"
+import { openaiCompatible } from "../../src/providers/openai/index.js"; // in your app: from "rxagent/openai"
+import { createProxyHandler } from "../../src/providers/proxy/index.js"; // in your app: from "rxagent/proxy"
+import { toNodeListener } from "../../src/providers/proxy/node.js"; // in your app: from "rxagent/proxy/node"
 import { demoModel } from "../../demo/demo-model.js";
 
 export interface ProxyServerOptions {

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Model, StreamFn } from "../messages.js";
+import type { Model, StreamFn } from "../model/messages.js";
 
 /** Any pi-ai stream function: `streamSimple`, `stream`, `models.streamSimple` bound, ... */
 export type PiAiStreamFunction = (model: never, context: never, options?: never) => unknown;

@@ -5,7 +5,7 @@
  * @module
  */
 import { Observable, type SchedulerLike } from "rxjs";
-import { emptyAssistantMessage, emptyUsage } from "../assistant-message.js";
+import { emptyAssistantMessage, emptyUsage } from "../model/assistant-message.js";
 import type {
   AssistantMessage,
   AssistantMessageEvent,
@@ -19,7 +19,7 @@ import type {
   ThinkingContent,
   ToolCall,
   Usage,
-} from "../messages.js";
+} from "../model/messages.js";
 
 /** One request the provider received. */
 export interface FauxRequest {

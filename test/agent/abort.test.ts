@@ -5,7 +5,7 @@
  */
 import { asyncScheduler, filter, map, Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
-import type { Agent } from "../../src/agent.js";
+import type { Agent } from "../../src/agent/agent.js";
 import type { AgentEvent, AgentMessage, AgentToolResult, AssistantMessage, Message, ToolCall } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { agentWith, frameOf, label, newScheduler, record, roles, stampedEvents, textOf, textResult, timerTool, tool, toolResults } from "./support.js";

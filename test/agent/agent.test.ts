@@ -2,7 +2,7 @@
  * The Agent's construction, state and commands (SPEC A1, A2).
  */
 import { describe, expect, it } from "vitest";
-import { Agent } from "../../src/agent.js";
+import { Agent } from "../../src/agent/agent.js";
 import type { AgentMessage, AgentTool, ImageContent, Message, SystemMessage, ToolResultMessage, UserMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { agentWith, model, roles, textOf, textResult, tool, user, userTexts } from "./support.js";

@@ -6,7 +6,7 @@
  */
 import { map, throwError, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
-import type { Agent, AgentOptions } from "../../src/agent.js";
+import type { Agent, AgentOptions } from "../../src/agent/agent.js";
 import type { AgentEvent, AgentMessage, AssistantMessage, Message, ToolCall } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { agentWith, label, record, roles, textOf, textResult, tool, toolResults } from "./support.js";

@@ -4,7 +4,7 @@
  * follow-up sent mid-run — finish with correct, independent transcripts.
  */
 import { describe, expect, it } from "vitest";
-import { Agent } from "../../src/agent.js";
+import { Agent } from "../../src/agent/agent.js";
 import type { AgentEvent, AgentToolResult, AssistantMessage, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxRequest } from "../../src/testing/index.js";
 import { model, roles, textOf, textResult, tool, userTexts } from "./support.js";

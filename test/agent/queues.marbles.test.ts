@@ -10,7 +10,7 @@
  */
 import { filter, map, type Observable, take, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
-import type { Agent } from "../../src/agent.js";
+import type { Agent } from "../../src/agent/agent.js";
 import type { AgentEvent, Message } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { agentWith, frameOf, indexOf, label, newScheduler, roles, stampedEvents, timerTool, userTexts } from "./support.js";

@@ -7,7 +7,7 @@
 import { toSignal } from "@angular/core/rxjs-interop";
 import { concat, distinctUntilChanged, filter, lastValueFrom, map, take, timer, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
-import type { AgentStateSnapshot } from "../../src/agent-state.js";
+import type { AgentStateSnapshot } from "../../src/agent/agent-state.js";
 import type { AgentEvent, AssistantMessage, Message } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { agentWith, label, model, newScheduler, record, roles, textOf, textResult, timerTool, tool, user } from "./support.js";

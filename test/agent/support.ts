@@ -5,7 +5,7 @@
 import { map, Observable, type SchedulerLike, timer } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { expect } from "vitest";
-import { Agent, type AgentOptions } from "../../src/agent.js";
+import { Agent, type AgentOptions } from "../../src/agent/agent.js";
 import { label as eventLabel } from "../helpers/marbles.js";
 import type { AgentEvent, AgentMessage, AgentTool, AgentToolResult, Message, Model, ToolResultMessage, UserMessage } from "../../src/index.js";
 

@@ -24,10 +24,10 @@ afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 const SUBPATHS: Record<string, string> = {
   rxagent: "src/index.ts",
   "rxagent/testing": "src/testing/index.ts",
-  "rxagent/openai": "src/providers/openai.ts",
-  "rxagent/proxy": "src/providers/proxy.ts",
-  "rxagent/proxy/node": "src/providers/node-adapter.ts",
-  "rxagent/retry": "src/providers/retry.ts",
+  "rxagent/openai": "src/providers/openai/index.ts",
+  "rxagent/proxy": "src/providers/proxy/index.ts",
+  "rxagent/proxy/node": "src/providers/proxy/node.ts",
+  "rxagent/retry": "src/providers/retry/index.ts",
   "rxagent/pi-ai": "src/providers/pi-ai.ts",
 };
 

@@ -7,7 +7,7 @@
  */
 import { concat, finalize, from, map, type ObservableInput, of, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
+import { agentLoop, runAgentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentMessage, AgentTool, AssistantMessageEvent, StreamFn, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { agentEnd, committed, contextWith, model, roles, textOf, textResult, tool, user } from "../helpers/fixtures.js";

@@ -5,7 +5,7 @@
  */
 import { finalize, lastValueFrom, map, Observable, of, timer, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { agentLoop, agentLoopContinue, runAgentLoop } from "../../src/agent-loop.js";
+import { agentLoop, agentLoopContinue, runAgentLoop } from "../../src/loop/agent-loop.js";
 import type {
   AgentEvent,
   AgentLoopConfig,
@@ -18,7 +18,7 @@ import type {
   StreamOptions,
   ToolResultMessage,
 } from "../../src/index.js";
-import { isLlmMessage } from "../../src/llm-context.js";
+import { isLlmMessage } from "../../src/model/llm-context.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { agentEnd, assistantMessage, collectSync, committed, contextWith, model, protocolEvents, roles, textOf, textResult, tool, types, user } from "../helpers/fixtures.js";
 import { labelsByFrame, newScheduler } from "../helpers/marbles.js";
@@ -33,7 +33,7 @@ function runSync(script: FauxScriptEntry[], config: Partial<AgentLoopConfig> = {
 
 // An app message type, added by declaration merging as users do (SPEC M2): no cast needed below.
 // The name is unique to this file: augmentations are program-wide (examples declare their own).
-declare module "../../src/types.js" {
+declare module "../../src/model/types.js" {
   interface CustomAgentMessages {
     loopTestNotice: { role: "loop-test-notice"; text: string; timestamp: number };
   }

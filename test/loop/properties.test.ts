@@ -14,10 +14,10 @@
 import fc from "fast-check";
 import { finalize, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
+import { agentLoop, runAgentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentMessage, AgentTool, AssistantMessage, Message, StreamFn, ToolCall, ToolExecutionMode, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
-import { truncatedToolCallText } from "../../src/tool-batch.js";
+import { truncatedToolCallText } from "../../src/tools/tool-result.js";
 import { contextWith, model, textResult, tool, user } from "../helpers/fixtures.js";
 import { newScheduler, progress } from "../helpers/marbles.js";
 

@@ -6,7 +6,7 @@
  */
 import { of } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
+import { agentLoop, runAgentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentMessage, AgentTool } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { contextWith, model, textResult, tool, user } from "../helpers/fixtures.js";

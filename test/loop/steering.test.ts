@@ -5,7 +5,7 @@
  */
 import { map, of, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
+import { agentLoop, runAgentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentMessage, QueueMode } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { agentEnd, collectSync, contextWith, model, roles, textOf, textResult, tool, user } from "../helpers/fixtures.js";

@@ -6,16 +6,16 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { lastValueFrom, toArray } from "rxjs";
-import { agentLoop } from "../../src/agent-loop.js";
-import type { AssistantMessage, Model, StreamFn, ToolResultMessage } from "../../src/messages.js";
-import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool } from "../../src/types.js";
+import { agentLoop } from "../../src/loop/agent-loop.js";
+import type { AssistantMessage, Model, StreamFn, ToolResultMessage } from "../../src/model/messages.js";
+import type { AgentEvent, AgentLoopConfig, AgentMessage, AgentTool } from "../../src/index.js";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Agent } from "../../src/agent.js";
-import { openaiCompatible } from "../../src/providers/openai.js";
-import { toNodeListener } from "../../src/providers/node-adapter.js";
-import { createProxyHandler, streamProxy } from "../../src/providers/proxy.js";
-import { withRetry, type RetryEvent } from "../../src/providers/retry.js";
+import { Agent } from "../../src/agent/agent.js";
+import { openaiCompatible } from "../../src/providers/openai/index.js";
+import { toNodeListener } from "../../src/providers/proxy/node.js";
+import { createProxyHandler, streamProxy } from "../../src/providers/proxy/index.js";
+import { withRetry, type RetryEvent } from "../../src/providers/retry/index.js";
 import { errorResponse } from "./support/http-server.js";
 import { fromPiAi, fromPiAiModel } from "../../src/providers/pi-ai.js";
 import { sseResponse, startTestServer, type TestServer } from "./support/http-server.js";

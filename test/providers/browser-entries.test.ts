@@ -29,11 +29,11 @@ function graph(entry: string): { files: string[]; packages: string[] } {
 }
 
 describe("browser-safe entry points (issue 4)", () => {
-  for (const entry of ["providers/openai.ts", "providers/proxy.ts", "providers/retry.ts", "providers/pi-ai.ts"]) {
+  for (const entry of ["providers/openai/index.ts", "providers/proxy/index.ts", "providers/retry/index.ts", "providers/pi-ai.ts"]) {
     it(`issue 4 · ${entry} reaches only web APIs and ${[...PACKAGES].join(", ")}`, () => {
       const { files, packages } = graph(entry);
       expect(packages.filter((name) => !PACKAGES.has(name))).toEqual([]);
-      expect(files).not.toContain("providers/node-adapter.ts");
+      expect(files).not.toContain("providers/proxy/node-listener.ts");
       for (const file of files) {
         const code = readFileSync(resolve(SRC, file), "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
         expect(code, file).not.toMatch(/\b(Buffer|process|require|__dirname|setImmediate)\b/);
@@ -42,6 +42,6 @@ describe("browser-safe entry points (issue 4)", () => {
   }
 
   it("issue 4 · the Node adapter is its own entry and the only provider file that names node:http", () => {
-    expect(graph("providers/node-adapter.ts").packages).toEqual(["node:http"]);
+    expect(graph("providers/proxy/node.ts").packages).toEqual(["node:http"]);
   });
 });

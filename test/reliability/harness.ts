@@ -10,9 +10,9 @@
 import { getEventListeners } from "node:events";
 import { config as rxConfig, filter, map, mergeMap, Observable, Subscriber, type Subscription, throwError, timer } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
-import { Agent } from "../../src/agent.js";
-import type { AgentStateSnapshot } from "../../src/agent-state.js";
-import { agentLoop, agentLoopContinue, runAgentLoop } from "../../src/agent-loop.js";
+import { Agent } from "../../src/agent/agent.js";
+import type { AgentStateSnapshot } from "../../src/agent/agent-state.js";
+import { agentLoop, agentLoopContinue, runAgentLoop } from "../../src/loop/agent-loop.js";
 import type {
   AgentEvent,
   AgentLoopConfig,

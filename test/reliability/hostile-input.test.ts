@@ -4,8 +4,8 @@
  */
 import { config, fromEvent, NEVER, Observable, takeUntil } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { Agent } from "../../src/agent.js";
-import { agentLoop, runAgentLoop } from "../../src/agent-loop.js";
+import { Agent } from "../../src/agent/agent.js";
+import { agentLoop, runAgentLoop } from "../../src/loop/agent-loop.js";
 import type {
   AgentEvent,
   AgentLoopConfig,

@@ -5,8 +5,8 @@
 import { take } from "rxjs";
 import { Ajv } from "ajv";
 import { describe, expect, it, vi } from "vitest";
-import { Agent } from "../../src/agent.js";
-import { agentLoop } from "../../src/agent-loop.js";
+import { Agent } from "../../src/agent/agent.js";
+import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentMessage, Message } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { contextWith, model, textOf, textResult, tool, user } from "../helpers/fixtures.js";

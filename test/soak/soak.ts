@@ -16,7 +16,7 @@
  */
 import { getEventListeners } from "node:events";
 import { finalize, Observable, of } from "rxjs";
-import { Agent } from "../../src/agent.js";
+import { Agent } from "../../src/agent/agent.js";
 import type { AgentTool, AssistantMessageEvent, StreamFn } from "../../src/index.js";
 import { assistantMessage, model } from "../helpers/fixtures.js";
 

@@ -1,7 +1,7 @@
 /** Helpers shared by the provider tests. */
 import { lastValueFrom, toArray, type Observable } from "rxjs";
-import { callStreamFn } from "../../../src/providers/stream-result.js";
-import type { AssistantMessage, AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../../../src/messages.js";
+import { callStreamFn } from "../../../src/stream/stream-fn-call.js";
+import type { AssistantMessage, AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../../../src/model/messages.js";
 
 /** A Chat Completions model as an app would describe it. */
 export const model: Model = { id: "gpt-4o-mini", api: "openai-completions", provider: "openai", reasoning: false };

@@ -1,0 +1,213 @@
+/**
+ * The `Agent`'s state and its reduction from events (SPEC A4, I1).
+ *
+ * @module
+ */
+import { initialRunState, reduceRunState, type RunState } from "../loop/run-state.js";
+import type { Model, ThinkingLevel, Tool } from "../model/messages.js";
+import { createInitialSystemMessage, getSystemPrompt } from "../model/transcript.js";
+import type { AgentEvent, AgentMessage } from "../model/types.js";
+import type { AgentTool } from "../tools/tool-types.js";
+
+/**
+ * What the `Agent` knows. `messages` and `tools` copy the top-level array on assignment; the
+ * transcript it hands out is frozen, so it cannot change after the fact (I1): assign a new array
+ * to change it.
+ */
+export interface AgentState {
+  /** The system prompt, replayed from the transcript's system messages. Read-only. */
+  readonly systemPrompt: string;
+  model: Model;
+  thinkingLevel: ThinkingLevel;
+  tools: AgentTool[];
+  /** The transcript, frozen: a `push` or `splice` on it throws (I1). Assigning copies the array. */
+  get messages(): readonly AgentMessage[];
+  set messages(messages: readonly AgentMessage[]);
+  /** True from the start of a run until its `agent_end` listeners have settled. */
+  readonly isStreaming: boolean;
+  /** The partial assistant message while one streams. */
+  readonly streamingMessage: AgentMessage | undefined;
+  /** Ids of tool calls that are executing. */
+  readonly pendingToolCalls: ReadonlySet<string>;
+  /** The error of the last failed or aborted turn. */
+  readonly errorMessage: string | undefined;
+}
+
+/** A frozen copy of the state at one moment, as `state$` emits it. */
+export interface AgentStateSnapshot {
+  readonly systemPrompt: string;
+  readonly model: Model;
+  readonly thinkingLevel: ThinkingLevel;
+  readonly tools: readonly AgentTool[];
+  readonly messages: readonly AgentMessage[];
+  readonly isStreaming: boolean;
+  readonly streamingMessage: AgentMessage | undefined;
+  readonly pendingToolCalls: ReadonlySet<string>;
+  readonly errorMessage: string | undefined;
+}
+
+/** The initial state an `Agent` is created with. */
+export interface AgentInitialState {
+  systemPrompt?: string;
+  model?: Model;
+  thinkingLevel?: ThinkingLevel;
+  tools?: AgentTool[];
+  messages?: AgentMessage[];
+}
+
+const UNKNOWN_MODEL: Model = { id: "unknown", api: "unknown", provider: "unknown" };
+
+/**
+ * The mutable state behind `agent.state`. Messages are only ever appended to the current
+ * array (assignment and reset install a new one), so a snapshot can share the array and
+ * remember its length — a snapshot per event costs O(1), not O(transcript) — and the frozen
+ * copy `messages` hands out stays valid until the next message.
+ *
+ * @internal
+ */
+export class AgentStateStore implements AgentState {
+  private _model: Model;
+  private _thinkingLevel: ThinkingLevel;
+  isStreaming = false;
+  /** What the run's events say (streaming message, pending calls, error): the loop's own reducer. */
+  private run: RunState = initialRunState;
+  private _tools: AgentTool[];
+  private _messages: AgentMessage[];
+  private view: readonly AgentMessage[] | undefined;
+  private version = 0;
+  private cached: AgentStateSnapshot | undefined;
+  private cachedVersion = -1;
+
+  constructor(
+    initial: AgentInitialState = {},
+    private readonly changed: () => void,
+  ) {
+    this._model = initial.model ?? UNKNOWN_MODEL;
+    this._thinkingLevel = initial.thinkingLevel ?? "off";
+    this._tools = initial.tools?.slice() ?? [];
+    this._messages = initial.messages?.slice() ?? [];
+    const leading = createInitialSystemMessage(initial.systemPrompt, this._tools as Tool[]);
+    if (leading && (this._messages[0] as { role?: string } | undefined)?.role !== "system") this._messages.unshift(leading);
+  }
+
+  get systemPrompt(): string {
+    return getSystemPrompt(this._messages);
+  }
+
+  get model(): Model {
+    return this._model;
+  }
+  set model(model: Model) {
+    this._model = model;
+    this.touch();
+  }
+
+  get thinkingLevel(): ThinkingLevel {
+    return this._thinkingLevel;
+  }
+  set thinkingLevel(level: ThinkingLevel) {
+    this._thinkingLevel = level;
+    this.touch();
+  }
+
+  get tools(): AgentTool[] {
+    return this._tools;
+  }
+  set tools(tools: AgentTool[]) {
+    this._tools = tools.slice();
+    this.touch();
+  }
+
+  get messages(): readonly AgentMessage[] {
+    if (this.view?.length !== this._messages.length) this.view = Object.freeze(this._messages.slice());
+    return this.view;
+  }
+  set messages(messages: readonly AgentMessage[]) {
+    this._messages = messages.slice();
+    this.view = undefined;
+    this.touch();
+  }
+
+  /** The live transcript, for the Agent's own reads (a run's context is copied from it). */
+  get transcript(): readonly AgentMessage[] {
+    return this._messages;
+  }
+
+  get streamingMessage(): AgentMessage | undefined {
+    return this.run.streamingMessage;
+  }
+
+  get pendingToolCalls(): ReadonlySet<string> {
+    return this.run.pendingToolCalls;
+  }
+
+  get errorMessage(): string | undefined {
+    return this.run.errorMessage;
+  }
+  set errorMessage(errorMessage: string | undefined) {
+    this.run = { ...this.run, errorMessage };
+  }
+
+  /** Marks a change: `state$` emits a new snapshot. */
+  touch(): void {
+    this.version++;
+    this.changed();
+  }
+
+  /** A run begins: nothing streams, nothing is pending, the last error is forgotten. */
+  beginRun(): void {
+    this.isStreaming = true;
+    this.run = initialRunState;
+    this.touch();
+  }
+
+  /** The run is over and its listeners settled: nothing streams or is pending; the error stays. */
+  endRun(): void {
+    this.isStreaming = false;
+    this.run = { ...initialRunState, errorMessage: this.run.errorMessage };
+    this.touch();
+  }
+
+  /** Clears the run state and installs `messages` as the transcript. */
+  reset(messages: AgentMessage[]): void {
+    this.run = initialRunState;
+    this.messages = messages;
+  }
+
+  /** Folds one loop event into the state (before any listener sees it), with the loop's reducer. */
+  reduce(event: AgentEvent): void {
+    this.run = reduceRunState(this.run, event);
+    if (event.type === "message_end") this._messages.push(event.message);
+    this.touch();
+  }
+
+  /** An immutable view of this moment; the same object until the next change. */
+  snapshot(): AgentStateSnapshot {
+    if (this.cached && this.cachedVersion === this.version) return this.cached;
+    const source = this._messages;
+    const length = source.length;
+    let messages: readonly AgentMessage[] | undefined;
+    let systemPrompt: string | undefined;
+    const store = this;
+    const snapshot: AgentStateSnapshot = Object.freeze({
+      // Copied on first read: a copy per event would make long runs quadratic. Nobody else can
+      // write to `source` (what `messages` hands out is a frozen copy), so the copy is of this moment.
+      get messages() {
+        return (messages ??= store.view?.length === length && store._messages === source ? store.view : Object.freeze(source.slice(0, length)));
+      },
+      get systemPrompt() {
+        return (systemPrompt ??= getSystemPrompt(source.slice(0, length)));
+      },
+      model: this.model,
+      thinkingLevel: this.thinkingLevel,
+      tools: Object.freeze(this._tools.slice()),
+      isStreaming: this.isStreaming,
+      streamingMessage: this.streamingMessage,
+      pendingToolCalls: this.pendingToolCalls,
+      errorMessage: this.errorMessage,
+    });
+    this.cached = snapshot;
+    this.cachedVersion = this.version;
+    return snapshot;
+  }
+}

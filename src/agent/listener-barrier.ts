@@ -1,0 +1,75 @@
+/**
+ * The Agent's listeners as a barrier (SPEC A5, A6): called in registration order, each after
+ * the previous one settled; the loop waits for the last.
+ *
+ * @module
+ */
+import { concatMap, isObservable, type Observable, of } from "rxjs";
+import type { AgentEvent } from "../model/types.js";
+import { asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
+
+/**
+ * A subscriber to the Agent's events. The Agent waits for what it returns — a promise or an
+ * Observable (which keeps marble tests in virtual time) — before the loop goes on (SPEC A5).
+ */
+export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | PromiseLike<unknown> | Observable<unknown>;
+
+/** What calling the listeners came to: the first failure, or `undefined` when none failed. */
+export type BarrierOutcome = Failure | undefined;
+
+/**
+ * The registered listeners. A failing listener does not keep the event from the listeners after
+ * it: every listener sees every event, and the outcome is the first failure.
+ */
+export class ListenerBarrier {
+  private readonly listeners = new Set<AgentListener>();
+  /** The listeners as an array, made once per change of the set, not once per event. */
+  private ordered: readonly AgentListener[] = [];
+
+  /** Adds a listener. @return A function that removes it. */
+  add(listener: AgentListener): () => void {
+    this.listeners.add(listener);
+    this.ordered = [...this.listeners];
+    return () => {
+      if (this.listeners.delete(listener)) this.ordered = [...this.listeners];
+    };
+  }
+
+  /**
+   * Calls every listener with `event`, in order. Returns the outcome as it is when every
+   * listener returned a plain value (nothing allocated, no microtask: SPEC L12), else an
+   * Observable of it that settles after the last one.
+   *
+   * ```text
+   * listeners:  sync, async (--|), sync
+   * outcome:    ---(undefined|)
+   * ```
+   */
+  notify(event: AgentEvent, signal: AbortSignal): BarrierOutcome | Observable<BarrierOutcome> {
+    return notifyFrom(this.ordered, 0, event, signal, undefined);
+  }
+}
+
+function notifyFrom(
+  listeners: readonly AgentListener[],
+  index: number,
+  event: AgentEvent,
+  signal: AbortSignal,
+  failed: BarrierOutcome,
+): BarrierOutcome | Observable<BarrierOutcome> {
+  for (let i = index; i < listeners.length; i++) {
+    const listener = listeners[i]!;
+    const settled = maybeAsync<unknown>(() => listener(event, signal), asFailure);
+    if (isObservable(settled)) {
+      // The rest of the listeners, once this one settled (its one value: a result or a Failure).
+      return settled.pipe(
+        concatMap((value) => {
+          const rest = notifyFrom(listeners, i + 1, event, signal, failed ?? (value instanceof Failure ? value : undefined));
+          return isObservable(rest) ? rest : of(rest);
+        }),
+      );
+    }
+    if (settled instanceof Failure) failed ??= settled;
+  }
+  return failed;
+}

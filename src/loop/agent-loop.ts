@@ -1,0 +1,182 @@
+/**
+ * The agent loop (SPEC L1–L12): the entry points, the abort wiring, and the recursive `expand`
+ * over turns.
+ *
+ * Read it like the pseudo-code it implements:
+ *
+ * ```text
+ * agent_start, turn_start, prompts
+ * pending = poll steering
+ * loop (expand):                                   ── inner loop: tools and steering (turn.ts)
+ *   [not first] prepareNextTurn, poll steering if nothing pending, turn_start
+ *   append pending messages (tool changes declared)
+ *   prepareRequest → transformContext → convertToLlm → provider → message events
+ *   error | aborted → finishTurn (ignored), turn_end, agent_end; stop
+ *   run the tool calls (length stop: fail them all)
+ *   finishTurn → turn_end; `end` → agent_end; stop   (turn-end.ts)
+ *   pending = poll steering; tool results or steering → next turn
+ *   else follow-up = poll follow-up                 ── outer loop: follow-up
+ *     follow-up → next turn; `continue` decided → next turn; else agent_end
+ * a hook or listener throws → failure.ts closes what is open
+ * ```
+ *
+ * @module
+ */
+import { catchError, concat, defer, EMPTY, expand, filter, finalize, ignoreElements, Observable, of, queueScheduler, subscribeOn, tap } from "rxjs";
+import type { StreamFn } from "../model/messages.js";
+import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
+import { failure } from "./failure.js";
+import type { AgentLoopConfig } from "./loop-config.js";
+import { NextTurn, type Step } from "./next-turn.js";
+import { assertOneQueueSource, poll } from "./queue-poll.js";
+import { type AgentLoopRun, Run } from "./run.js";
+import { appendMessages, turn } from "./turn.js";
+
+export type { AgentLoopRun } from "./run.js";
+
+/**
+ * Starts a run with new prompt messages. Cold: each subscription is one run, and
+ * unsubscribing cancels it (provider request and running tools are aborted through their
+ * signal, Observable tools are unsubscribed, nothing more is emitted).
+ *
+ * @param prompts Messages that open the run (usually one user message).
+ * @param context The transcript so far and the executable tools; copied, never mutated.
+ * @param config The model, stream options and hooks.
+ * @param signal Graceful abort: the run ends with an `aborted` assistant message.
+ * @param streamFn The provider.
+ * @return The run's events, from `agent_start` to `agent_end`.
+ *
+ * @example
+ * ```ts
+ * import { filter, map } from "rxjs";
+ * agentLoop([{ role: "user", content: "Hi", timestamp: Date.now() }], { messages: [] }, { model }, undefined, streamFn)
+ *   .pipe(filter((e) => e.type === "message_update"))
+ *   .subscribe((e) => render(e.message));
+ * ```
+ * @see agentLoopContinue
+ */
+export function agentLoop(
+  prompts: AgentMessage[],
+  context: AgentContext,
+  config: AgentLoopConfig,
+  signal?: AbortSignal,
+  streamFn?: StreamFn,
+): Observable<AgentEvent> {
+  return runAgentLoop({ prompts, context, config, signal, streamFn: requireStreamFn(streamFn) });
+}
+
+/**
+ * Continues from the current transcript without adding a message (retries, resumed sessions).
+ * Throws at call time when the transcript is empty or ends with an assistant message.
+ *
+ * @see agentLoop
+ */
+export function agentLoopContinue(context: AgentContext, config: AgentLoopConfig, signal?: AbortSignal, streamFn?: StreamFn): Observable<AgentEvent> {
+  assertCanContinue(context.messages);
+  return runAgentLoop({ context, config, signal, streamFn: requireStreamFn(streamFn) });
+}
+
+/** Throws the reference's errors for a transcript the loop cannot continue from. */
+export function assertCanContinue(messages: readonly AgentMessage[]): void {
+  if (messages.length === 0) throw new Error("Cannot continue: no messages in context");
+  const last = messages[messages.length - 1] as { role?: string };
+  if (last.role === "assistant") throw new Error("Cannot continue from message role: assistant");
+}
+
+function requireStreamFn(streamFn: StreamFn | undefined): StreamFn {
+  if (typeof streamFn !== "function") throw new TypeError("agentLoop needs a stream function (the provider): pass it as the last argument.");
+  return streamFn;
+}
+
+/**
+ * The loop with a waiting `emit`: the entry the `Agent` builds on (SPEC L11).
+ *
+ * Unsubscribing before the run settled tears everything down first (rxjs unsubscribes upstream
+ * before `tap`'s `unsubscribe` callback runs), then fires the signal, so nothing reacts to the
+ * abort by emitting (SPEC L10).
+ *
+ * @internal
+ */
+export function runAgentLoop(input: AgentLoopRun): Observable<AgentEvent> {
+  const { config } = input;
+  assertOneQueueSource(config.getSteeringMessages, config.steering$, "getSteeringMessages", "steering$");
+  assertOneQueueSource(config.getFollowUpMessages, config.followUp$, "getFollowUpMessages", "followUp$");
+  return defer(() => {
+    const controller = new AbortController();
+    const outer = input.signal;
+    const forwardAbort = (): void => controller.abort(outer?.reason);
+    if (outer?.aborted) controller.abort(outer.reason);
+    else outer?.addEventListener("abort", forwardAbort);
+    return runEvents(input, controller).pipe(
+      tap({
+        unsubscribe: () => controller.abort(new DOMException("The run was unsubscribed", "AbortError")),
+        finalize: () => outer?.removeEventListener("abort", forwardAbort),
+      }),
+    );
+  });
+}
+
+/** The run's events; a failure anywhere becomes the normalized ending of `failure.ts`. */
+function runEvents(input: AgentLoopRun, controller: AbortController): Observable<AgentEvent> {
+  return defer(() => {
+    const run = new Run(input, controller.signal);
+    return turns(run).pipe(
+      catchError((error: unknown) =>
+        // Deferred: catchError has unsubscribed the failed run when this runs, so the abort
+        // reaches no provider or tool that could still answer it with an event.
+        defer(() => {
+          if (!controller.signal.aborted && !run.state.ended) controller.abort(error);
+          return failure(run, error);
+        }),
+      ),
+      finalize(() => run.stopQueues()),
+    );
+  });
+}
+
+/**
+ * The turns as a trampolined `expand` (SPEC L4). Only {@link NextTurn} steps go through
+ * `expand`; events leave by the side, straight to the subscriber: rxjs's `expand` projects every
+ * value it emits, so each streamed event would cost an inner subscription and its teardown.
+ */
+function turns(run: Run): Observable<AgentEvent> {
+  return new Observable<AgentEvent>((subscriber) => {
+    // Without `emit` the run observes each event here, on its way out (with `emit`, the emitter does).
+    const observing = !run.emitter.waits;
+    if (observing) {
+      run.sink = (event) => {
+        run.observe(event);
+        subscriber.next(event);
+      };
+    }
+    const nextTurns = (source: Observable<Step>): Observable<NextTurn> =>
+      source.pipe(
+        filter((step): step is NextTurn => {
+          if (step instanceof NextTurn) return true;
+          if (observing) run.observe(step);
+          subscriber.next(step);
+          return false;
+        }),
+      );
+    // `subscriber` itself, not an observer object: linked from the first event, so a consumer
+    // leaving inside a synchronous run stops it there (no tool or provider call after that).
+    nextTurns(start(run))
+      .pipe(
+        expand((next) => nextTurns(turn(run, next)).pipe(subscribeOn(queueScheduler))),
+        ignoreElements(),
+      )
+      .subscribe(subscriber);
+  });
+}
+
+/** `agent_start`, `turn_start`, the prompts, then the first steering poll (SPEC L7). */
+function start(run: Run): Observable<Step> {
+  const { prompts, skipInitialSteeringPoll } = run.input;
+  if (prompts) run.waiting = prompts.slice();
+  const first = (pending: AgentMessage[]): Observable<Step> => of(new NextTurn(pending, undefined));
+  return concat(
+    run.emitter.all([{ type: "agent_start" }, { type: "turn_start" }]),
+    prompts ? appendMessages(run, prompts) : EMPTY,
+    skipInitialSteeringPoll ? first([]) : poll(run, run.steering, first),
+  );
+}

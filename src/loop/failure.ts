@@ -1,0 +1,71 @@
+/**
+ * Failure recovery (SPEC A6): a hook, listener or `convertToLlm` threw, so the run ends with a
+ * normalized failure instead of an error notification.
+ *
+ * @module
+ */
+import { EMPTY, type Observable } from "rxjs";
+import { failedAssistantMessage } from "../model/assistant-message.js";
+import { describeError } from "../model/describe-error.js";
+import type { Message, ToolResultMessage } from "../model/messages.js";
+import type { AgentEvent } from "../model/types.js";
+import { errorOutcome, toolResultMessage } from "../tools/tool-result.js";
+import { Emitter } from "./emitter.js";
+import type { Run } from "./run.js";
+import { unansweredToolCalls } from "./run-state.js";
+
+/** `emit` still hears the failure, but a listener failing on it changes nothing more. */
+const ignore = (): undefined => undefined;
+
+/**
+ * Closes what the run's events left open and ends it with an `error` (or `aborted`) assistant
+ * message: a message whose start was seen is committed by its end; tool calls left without a
+ * result get one, so the transcript stays valid for the next request; polled or prepared
+ * messages that never reached their turn are committed after them. Committed messages stay.
+ * Nothing when the run had already ended.
+ *
+ * ```text
+ * run:      -a-t-S-U-#            (agent_start, turn_start, message_start, update, then a hook throws)
+ * failure:            (E T A|)    (message_end of the failed message with the partial, turn_end, agent_end)
+ * ```
+ */
+export function failure(run: Run, error: unknown): Observable<AgentEvent> {
+  const { state } = run;
+  if (state.ended) return EMPTY;
+  const reason = describeError(error);
+  const events: AgentEvent[] = [];
+  if (!state.started) events.push({ type: "agent_start" });
+  if (!state.turnOpen) events.push({ type: "turn_start" });
+  const open = state.streamingMessage as Message | undefined;
+  let answeredNow: string | undefined;
+  if (open && open.role !== "assistant") {
+    events.push({ type: "message_end", message: open });
+    run.append(open);
+    if (open.role === "toolResult") answeredNow = open.toolCallId;
+  }
+  const now = run.now();
+  const toolResults: ToolResultMessage[] = [];
+  const unanswered = open?.role === "assistant" ? [] : unansweredToolCalls(state).filter((call) => call.id !== answeredNow);
+  for (const call of unanswered) {
+    const outcome = errorOutcome(call, `Tool call not completed: the run failed (${reason}).`);
+    const message = toolResultMessage(outcome, now);
+    toolResults.push(message);
+    run.append(message);
+    if (state.pendingToolCalls.has(call.id)) {
+      events.push({ type: "tool_execution_end", toolCallId: call.id, toolName: call.name, result: outcome.result, isError: true });
+    }
+    events.push({ type: "message_start", message }, { type: "message_end", message });
+  }
+  for (const message of run.waiting.slice()) {
+    run.append(message);
+    events.push({ type: "message_start", message }, { type: "message_end", message });
+  }
+  // Aborted by the user (not by the failure itself, whose abort carries the error as its reason).
+  const aborted = run.signal.aborted && run.signal.reason !== error;
+  const partial = open?.role === "assistant" ? open : undefined;
+  const failed = failedAssistantMessage(run.config.model, reason, aborted ? "aborted" : "error", now, partial);
+  run.append(failed);
+  if (!partial) events.push({ type: "message_start", message: failed });
+  events.push({ type: "message_end", message: failed }, { type: "turn_end", message: failed, toolResults }, run.endEvent());
+  return new Emitter(run.input.emit, ignore).all(events);
+}

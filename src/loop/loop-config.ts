@@ -1,0 +1,133 @@
+/**
+ * What one run of the loop is configured with: the model, the queues and the hooks (SPEC L3,
+ * L6, L7, L8), and the list of the keys the loop reads itself.
+ *
+ * @module
+ */
+import type { Observable, SchedulerLike } from "rxjs";
+import type { AssistantMessage, Message, Model, ProviderOptions, ThinkingLevel, ToolResultMessage } from "../model/messages.js";
+import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
+import type { MaybeAsync } from "../rx/maybe-async.js";
+import type { ToolExecutionMode, ToolHooks } from "../tools/tool-types.js";
+
+/** How many queued messages one poll takes: the oldest only, or all of them. */
+export type QueueMode = "all" | "one-at-a-time";
+
+/** A finished turn, as `finishTurn` and `prepareNextTurn` see it. */
+export interface AgentTurnContext {
+  message: AssistantMessage;
+  toolResults: ToolResultMessage[];
+  context: AgentContext;
+  /** What this run would return if it ended now. */
+  newMessages: AgentMessage[];
+}
+
+/** `continue` guarantees one more request; `end` ends the run (SPEC L6, L8). */
+export type AgentTurnDecision = { action: "continue" } | { action: "end" };
+
+/** What `prepareRequest` sees. */
+export interface PrepareRequestContext {
+  context: AgentContext;
+  model: Model;
+  thinkingLevel: ThinkingLevel;
+}
+
+/** Replacements for this and later requests of the run. */
+export interface AgentRequestUpdate {
+  context?: AgentContext;
+  model?: Model;
+  thinkingLevel?: ThinkingLevel;
+}
+
+/** Replacements before the next turn, plus messages to append to it. */
+export interface AgentLoopTurnUpdate extends AgentRequestUpdate {
+  messages?: AgentMessage[];
+}
+/**
+ * Configuration of one run of the loop. Besides the hooks, every field of
+ * {@link ProviderOptions} (`reasoning`, `apiKey`, `sessionId`, ...) is passed to the provider.
+ */
+export interface AgentLoopConfig extends ToolHooks, ProviderOptions {
+  model: Model;
+  /**
+   * App messages → model messages, before every request (SPEC M2). Defaults to keeping the
+   * four model roles, memoized over the append-only transcript (SPEC L4b).
+   */
+  convertToLlm?: (messages: AgentMessage[]) => MaybeAsync<Message[]>;
+  /** Rewrites the app-level view before `convertToLlm` (pruning, injection). */
+  transformContext?: (messages: AgentMessage[], signal: AbortSignal) => MaybeAsync<AgentMessage[]>;
+  /** An API key per request, for expiring tokens. */
+  getApiKey?: (provider: string) => MaybeAsync<string | undefined>;
+  /** Steering: polled at run start, after each turn, and after `prepareNextTurn` (SPEC L7). */
+  getSteeringMessages?: () => MaybeAsync<AgentMessage[]>;
+  /** Follow-up: polled only when the run would otherwise stop (SPEC L7). */
+  getFollowUpMessages?: () => MaybeAsync<AgentMessage[]>;
+  /**
+   * Steering as a stream (R1): the run subscribes at its start, buffers what arrives and takes
+   * from the buffer at the steering poll points, `steeringMode` messages at a time. Not with
+   * `getSteeringMessages`.
+   */
+  steering$?: Observable<AgentMessage>;
+  /** Follow-up as a stream (R1), taken where follow-up is polled. Not with `getFollowUpMessages`. */
+  followUp$?: Observable<AgentMessage>;
+  /** How a poll drains `steering$`: the oldest message (default) or all of them. */
+  steeringMode?: QueueMode;
+  /** How a poll drains `followUp$`: the oldest message (default) or all of them. */
+  followUpMode?: QueueMode;
+  /** Default `parallel` (SPEC T4). */
+  toolExecution?: ToolExecutionMode;
+  /** Before every request, pending messages already appended. */
+  prepareRequest?: (request: PrepareRequestContext, signal: AbortSignal) => MaybeAsync<AgentRequestUpdate | undefined | void>;
+  /** After `turn_end` when the run goes on, before the next `turn_start`. */
+  prepareNextTurn?: (turn: AgentTurnContext, signal: AbortSignal) => MaybeAsync<AgentLoopTurnUpdate | undefined | void>;
+  /** After a turn's tool results, before `turn_end` (SPEC L6, L8). */
+  finishTurn?: (turn: AgentTurnContext, signal: AbortSignal) => MaybeAsync<AgentTurnDecision | undefined | void>;
+  /**
+   * Clock for timestamps and durations, and the scheduler handed to providers. Pass the
+   * `TestScheduler` in marble tests for deterministic timestamps.
+   */
+  scheduler?: SchedulerLike;
+}
+
+/**
+ * Called with every event before the loop goes on; the loop waits for what it returns
+ * (a promise or an Observable) — the `Agent` uses this as its listener barrier (SPEC L11).
+ */
+export type AgentEmit = (event: AgentEvent) => void | PromiseLike<unknown> | Observable<unknown>;
+
+/**
+ * The hooks of a run, in the order of a turn (SPEC L3, T2). The `Agent` takes these names as
+ * options and properties and forwards them; {@link LoopHooks} is derived from this list.
+ */
+export const LOOP_HOOKS = [
+  "prepareRequest",
+  "transformContext",
+  "convertToLlm",
+  "getApiKey",
+  "beforeToolCall",
+  "afterToolCall",
+  "finishTurn",
+  "prepareNextTurn",
+] as const;
+
+/** The name of a hook in {@link LOOP_HOOKS}. */
+export type LoopHookName = (typeof LOOP_HOOKS)[number];
+
+/** The hooks of {@link AgentLoopConfig}, as {@link LOOP_HOOKS} names them. */
+export type LoopHooks = Pick<AgentLoopConfig, LoopHookName>;
+
+/**
+ * Every key of {@link AgentLoopConfig} the loop reads itself. The provider gets all the others
+ * (SPEC M3): `reasoning`, `apiKey`, `sessionId`, `scheduler`, and any option of its own.
+ */
+export const LOOP_KEYS: ReadonlySet<string> = new Set<keyof AgentLoopConfig>([
+  ...LOOP_HOOKS,
+  "model",
+  "toolExecution",
+  "getSteeringMessages",
+  "getFollowUpMessages",
+  "steering$",
+  "followUp$",
+  "steeringMode",
+  "followUpMode",
+]);

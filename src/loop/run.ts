@@ -1,0 +1,157 @@
+/**
+ * What one subscription to the loop owns: the transcript it appends to, the config hooks may
+ * replace, the queues, the memo of converted messages, and the state its events describe.
+ * State of a run lives here and nowhere else; the phases read it and hand their results on.
+ *
+ * @module
+ */
+import type { AssistantMessage, StreamOptions, ThinkingLevel, ToolResultMessage } from "../model/messages.js";
+import { IncrementalLlmMessages } from "../model/llm-context.js";
+import { ToolDeclarations } from "../model/tool-declarations.js";
+import type { AgentContext, AgentEvent, AgentMessage, UntakenMessages } from "../model/types.js";
+import type { StreamFn } from "../model/messages.js";
+import { Emitter } from "./emitter.js";
+import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type AgentTurnContext, LOOP_KEYS } from "./loop-config.js";
+import { QueuePoll } from "./queue-poll.js";
+import { initialRunState, reduceRunState, type RunState } from "./run-state.js";
+
+/** Input of `runAgentLoop`. */
+export interface AgentLoopRun {
+  /** Absent for a continuation. */
+  prompts?: AgentMessage[];
+  context: AgentContext;
+  config: AgentLoopConfig;
+  signal?: AbortSignal;
+  streamFn: StreamFn;
+  /** Called with every event; the loop waits for what it returns (SPEC L11). */
+  emit?: AgentEmit;
+  /** Skip the steering poll at run start (the Agent's `continue()` already drained a batch). */
+  skipInitialSteeringPoll?: boolean;
+}
+
+/** The provider's share of the config: everything that is not read by the loop itself. */
+function streamOptionsOf(config: AgentLoopConfig): StreamOptions {
+  const options: StreamOptions = {};
+  for (const key of Object.keys(config)) if (!LOOP_KEYS.has(key)) options[key] = (config as unknown as Record<string, unknown>)[key];
+  return options;
+}
+
+/** Whether a hook is handed the live transcript, and so could rewrite it in place. */
+function hooksSeeTranscript(config: AgentLoopConfig): boolean {
+  return !!(config.prepareRequest || config.prepareNextTurn || config.finishTurn || config.transformContext || config.beforeToolCall || config.afterToolCall);
+}
+
+/** One run's state. */
+export class Run {
+  context: AgentContext;
+  config: AgentLoopConfig;
+  streamOptions: StreamOptions;
+  /** What this run added to the transcript, for `agent_end`. */
+  readonly newMessages: AgentMessage[] = [];
+  readonly declarations: ToolDeclarations;
+  readonly llmMessages: IncrementalLlmMessages;
+  readonly now: () => number;
+  readonly emitter: Emitter;
+  readonly steering: QueuePoll;
+  readonly followUp: QueuePoll;
+  /** What the run's events so far say: open brackets, the streaming message, unanswered calls. */
+  state: RunState = initialRunState;
+  /**
+   * Messages taken from the prompts, a queue poll or `prepareNextTurn` and not committed yet. A
+   * failure commits them: a polled steering or follow-up message is never dropped.
+   */
+  waiting: AgentMessage[] = [];
+  /**
+   * Without `emit`: where streamed `message_update` events go, straight to the run's subscriber
+   * past the turn's operators (about a third of the per-delta time). Only when nothing waits on
+   * events, so the order is the same.
+   */
+  sink: ((event: AgentEvent) => void) | undefined;
+
+  constructor(
+    readonly input: AgentLoopRun,
+    readonly signal: AbortSignal,
+  ) {
+    const { config } = input;
+    this.context = { ...input.context, messages: input.context.messages.slice() };
+    this.config = config;
+    this.streamOptions = streamOptionsOf(config);
+    const scheduler = config.scheduler;
+    this.now = scheduler ? () => scheduler.now() : Date.now;
+    // Hooks get `context.messages` itself: a rewrite in place must not go unnoticed (SPEC L4b).
+    const verify = hooksSeeTranscript(config);
+    this.declarations = new ToolDeclarations(verify);
+    this.llmMessages = new IncrementalLlmMessages(verify);
+    const emit = input.emit;
+    this.emitter = new Emitter(
+      emit
+        ? (event) => {
+            this.observe(event);
+            return emit(event);
+          }
+        : undefined,
+    );
+    this.steering = new QueuePoll("getSteeringMessages", config.getSteeringMessages, config.steering$, config.steeringMode);
+    this.followUp = new QueuePoll("getFollowUpMessages", config.getFollowUpMessages, config.followUp$, config.followUpMode);
+    this.steering.start();
+    this.followUp.start();
+  }
+
+  /** Every event on its way out: the state is reduced, and `message_end` commits its message. */
+  observe(event: AgentEvent): void {
+    this.state = reduceRunState(this.state, event);
+    if (event.type === "message_end") this.append(event.message);
+  }
+
+  /** A message joins the transcript: at its `message_end`, or when a failure commits it. */
+  append(message: AgentMessage): void {
+    this.context.messages.push(message);
+    this.newMessages.push(message);
+    if (this.waiting.length > 0) {
+      const index = this.waiting.indexOf(message);
+      if (index >= 0) this.waiting.splice(index, 1);
+    }
+  }
+
+  /** Polled or prepared messages wait for their turn; a failure before it commits them. */
+  took(messages: AgentMessage[]): AgentMessage[] {
+    if (messages.length > 0) this.waiting.push(...messages);
+    return messages;
+  }
+
+  /** Replacements from `prepareRequest` or `prepareNextTurn`, for this and later requests. */
+  update(update: AgentRequestUpdate): void {
+    if (update.context) this.context = update.context;
+    if (update.model || update.thinkingLevel !== undefined) {
+      const next: AgentLoopConfig = { ...this.config };
+      if (update.model) next.model = update.model;
+      if (update.thinkingLevel !== undefined) next.reasoning = update.thinkingLevel === "off" ? undefined : update.thinkingLevel;
+      this.config = next;
+      this.streamOptions = streamOptionsOf(next);
+    }
+  }
+
+  get thinkingLevel(): ThinkingLevel {
+    return this.config.reasoning ?? "off";
+  }
+
+  turnContext(message: AssistantMessage, toolResults: ToolResultMessage[]): AgentTurnContext {
+    return { message, toolResults, context: this.context, newMessages: this.newMessages };
+  }
+
+  /**
+   * `agent_end`: the queue streams are unsubscribed, and what they sent that no poll took rides
+   * on the event (Q3).
+   */
+  endEvent(): AgentEvent {
+    const untaken = this.stopQueues();
+    return untaken ? { type: "agent_end", messages: this.newMessages, untaken } : { type: "agent_end", messages: this.newMessages };
+  }
+
+  /** Unsubscribes the queue streams; what they held, or `undefined` when nothing. */
+  stopQueues(): UntakenMessages | undefined {
+    const steering = this.steering.stop();
+    const followUp = this.followUp.stop();
+    return steering.length > 0 || followUp.length > 0 ? { steering, followUp } : undefined;
+  }
+}

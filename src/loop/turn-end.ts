@@ -1,0 +1,61 @@
+/**
+ * How a turn ends and what comes next (SPEC L6, L7, L8): `finishTurn`, `turn_end`, then the next
+ * turn — tool results or steering keep the inner loop going, follow-up the outer one — or
+ * `agent_end`.
+ *
+ * @module
+ */
+import { concat, defer, type Observable, of } from "rxjs";
+import type { AssistantMessage } from "../model/messages.js";
+import { andThen, maybeAsync } from "../rx/maybe-async.js";
+import type { ToolBatchResult } from "../tools/tool-batch.js";
+import type { AgentTurnContext, AgentTurnDecision } from "./loop-config.js";
+import { poll } from "./queue-poll.js";
+import type { Run } from "./run.js";
+import { NextTurn, type Step } from "./next-turn.js";
+
+/**
+ * `finishTurn`, `turn_end`, then the scheduling decision. `hasMoreToolCalls` is the batch's
+ * verdict: calls ran and not every result asked to stop.
+ */
+export function finishTurn(run: Run, message: AssistantMessage, batch: ToolBatchResult, hasMoreToolCalls: boolean): Observable<Step> {
+  const lastTurn = run.turnContext(message, batch.messages);
+  const decided = (decision: AgentTurnDecision | undefined | void): Observable<Step> =>
+    concat(
+      run.emitter.one({ type: "turn_end", message, toolResults: batch.messages }),
+      defer(() => nextStep(run, lastTurn, decision, hasMoreToolCalls)),
+    );
+  const hook = run.config.finishTurn;
+  if (!hook) return decided(undefined);
+  return defer(() => andThen(maybeAsync(() => hook(lastTurn, run.signal), "error"), decided));
+}
+
+/**
+ * After `turn_end`: `end` ends the run; else steering is polled (never inside a batch), and the
+ * run goes on with tool results or steering; when it would stop, follow-up is polled (the outer
+ * loop); a `continue` decision asks once more (SPEC L8).
+ */
+function nextStep(run: Run, lastTurn: AgentTurnContext, decision: AgentTurnDecision | undefined | void, hasMoreToolCalls: boolean): Observable<Step> {
+  if (decision && decision.action === "end") return endRun(run);
+  return poll(run, run.steering, (steering) => {
+    if (hasMoreToolCalls || steering.length > 0) return of(new NextTurn(steering, lastTurn));
+    return poll(run, run.followUp, (followUp) => {
+      if (followUp.length > 0) return of(new NextTurn(followUp, lastTurn));
+      if (decision && decision.action === "continue") return of(new NextTurn([], lastTurn));
+      return endRun(run);
+    });
+  });
+}
+
+/** An error or aborted response ends the run; `finishTurn` is told but cannot keep it going (SPEC L6). */
+export function hardExit(run: Run, message: AssistantMessage): Observable<Step> {
+  const close = (): Observable<Step> => concat(run.emitter.one({ type: "turn_end", message, toolResults: [] }), endRun(run));
+  const hook = run.config.finishTurn;
+  if (!hook) return close();
+  return defer(() => andThen(maybeAsync(() => hook(run.turnContext(message, []), run.signal), "error"), close));
+}
+
+/** `agent_end`, built when it is emitted: that is when the queue streams are let go (Q2, Q3). */
+function endRun(run: Run): Observable<Step> {
+  return defer(() => run.emitter.one(run.endEvent()));
+}

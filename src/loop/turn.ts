@@ -1,0 +1,129 @@
+/**
+ * One turn of the loop (SPEC L3): an assistant message and all its tool results. Read it like
+ * the pseudo-code; each phase hands its result to the next:
+ *
+ * ```text
+ * [not first] prepareNextTurn → steering poll if nothing is pending → turn_start
+ * pending messages (tool changes declared) → prepareRequest → transformContext → convertToLlm
+ *   → getApiKey → provider → final message
+ *   error | aborted → hard exit (turn-end.ts)
+ *   else the tool calls (a length stop fails them all) → finishTurn (turn-end.ts)
+ * ```
+ *
+ * @module
+ */
+import { concat, defer, EMPTY, type Observable } from "rxjs";
+import type { AssistantMessage, Message, StreamOptions, ToolCall } from "../model/messages.js";
+import type { AgentEvent, AgentMessage } from "../model/types.js";
+import { andThen, maybeAsync } from "../rx/maybe-async.js";
+import { continueWith } from "../rx/continue-with.js";
+import { streamAssistantResponse } from "../stream/assistant-stream.js";
+import type { ToolCallEnvironment } from "../tools/prepare-tool-call.js";
+import { executeToolBatch, failTruncatedToolCalls, type ToolBatchResult } from "../tools/tool-batch.js";
+import type { AgentTurnContext } from "./loop-config.js";
+import { messagesOrNone, poll } from "./queue-poll.js";
+import type { Run } from "./run.js";
+import { NextTurn, type Step } from "./next-turn.js";
+import { finishTurn, hardExit } from "./turn-end.js";
+
+/** One turn. Ends with the next turn's {@link NextTurn} or with `agent_end`. */
+export function turn(run: Run, next: NextTurn): Observable<Step> {
+  const open = (messages: AgentMessage[]): Observable<Step> => concat(appendMessages(run, messages), defer(() => request(run)));
+  return next.lastTurn ? betweenTurns(run, next.lastTurn, next.pending, open) : open(next.pending);
+}
+
+/**
+ * Messages added before a request: the tool changes are declared (SPEC M5), and each message
+ * gets its start and end events (its end commits it).
+ */
+export function appendMessages(run: Run, messages: readonly AgentMessage[]): Observable<AgentEvent> {
+  return defer(() => {
+    const declared = run.declarations.declare(run.context.messages, messages, run.context.tools ?? [], run.now());
+    if (declared.length === 0) return EMPTY;
+    // What is waiting now is exactly these messages, as declared (a system message may be rewritten).
+    run.waiting = declared.slice();
+    const events: AgentEvent[] = [];
+    for (const message of declared) events.push({ type: "message_start", message }, { type: "message_end", message });
+    return run.emitter.all(events);
+  });
+}
+
+/** Between turns: `prepareNextTurn`, one more steering poll if nothing is pending (SPEC L7), `turn_start`. */
+function betweenTurns(run: Run, lastTurn: AgentTurnContext, pending: AgentMessage[], then: (messages: AgentMessage[]) => Observable<Step>): Observable<Step> {
+  const opened = (prepared: AgentMessage[]): Observable<Step> => {
+    const start = (queued: AgentMessage[]): Observable<Step> =>
+      concat(run.emitter.one({ type: "turn_start" }), defer(() => then(prepared.length > 0 ? [...prepared, ...queued] : queued)));
+    return pending.length === 0 ? poll(run, run.steering, start) : start(pending);
+  };
+  const hook = run.config.prepareNextTurn;
+  if (!hook) return opened([]);
+  return defer(() =>
+    andThen(maybeAsync(() => hook(lastTurn, run.signal), "error"), (update) => {
+      if (!update) return opened([]);
+      run.update(update);
+      return opened(run.took(messagesOrNone(update.messages, "prepareNextTurn messages")));
+    }),
+  );
+}
+
+/** `prepareRequest` may replace the context, the model or the thinking level for this and later requests. */
+function request(run: Run): Observable<Step> {
+  const hook = run.config.prepareRequest;
+  if (!hook) return respond(run);
+  const update = maybeAsync(() => hook({ context: run.context, model: run.config.model, thinkingLevel: run.thinkingLevel }, run.signal), "error");
+  return andThen(update, (changes) => {
+    if (changes) run.update(changes);
+    return respond(run);
+  });
+}
+
+/** transformContext → convertToLlm → getApiKey → the provider. */
+function respond(run: Run): Observable<Step> {
+  const { config } = run;
+  const { transformContext, convertToLlm, getApiKey } = config;
+  const transformed = transformContext ? maybeAsync(() => transformContext(run.context.messages, run.signal), "error") : run.context.messages;
+  return andThen(transformed, (messages) => {
+    if (!Array.isArray(messages)) throw new TypeError(`transformContext must return an array of messages, got ${typeof messages}.`);
+    const converted = convertToLlm ? maybeAsync(() => convertToLlm(messages), "error") : run.llmMessages.convert(messages);
+    return andThen(converted, (llmMessages) => {
+      if (!Array.isArray(llmMessages)) throw new TypeError(`convertToLlm must return an array of messages, got ${typeof llmMessages}.`);
+      const apiKey = getApiKey ? maybeAsync(() => getApiKey(config.model.provider), "error") : undefined;
+      return andThen(apiKey, (key) => streamResponse(run, llmMessages, key || config.apiKey));
+    });
+  });
+}
+
+/** The provider's response as message events; the turn goes on with its final message. */
+function streamResponse(run: Run, messages: Message[], apiKey: string | undefined): Observable<Step> {
+  const options: StreamOptions & { signal: AbortSignal } = { ...run.streamOptions, signal: run.signal };
+  if (apiKey !== undefined) options.apiKey = apiKey;
+  const response = streamAssistantResponse({ model: run.config.model, messages, options, streamFn: run.input.streamFn, now: run.now, onUpdate: run.sink });
+  // The response always ends with `message_end` and its final message.
+  return run.emitter.stream(response).pipe(continueWith((end) => afterResponse(run, (end as { message: AssistantMessage }).message)));
+}
+
+/** An error or aborted response ends the run (SPEC L6); any other runs its tool calls. */
+function afterResponse(run: Run, message: AssistantMessage): Observable<Step> {
+  if (message.stopReason === "error" || message.stopReason === "aborted") return hardExit(run, message);
+  const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
+  if (calls.length === 0) return finishTurn(run, message, { messages: [], terminate: false }, false);
+  const env = toolEnvironment(run, message);
+  const then = (batch: ToolBatchResult): Observable<Step> => finishTurn(run, message, batch, !batch.terminate);
+  // A length stop never runs its calls (SPEC L9).
+  if (message.stopReason === "length") return failTruncatedToolCalls(calls, env, run.emitter, then);
+  const sequential = run.config.toolExecution === "sequential" || calls.some((call) => env.tools.find((t) => t.name === call.name)?.executionMode === "sequential");
+  return executeToolBatch(calls, env, sequential ? "sequential" : "parallel", run.emitter, then);
+}
+
+function toolEnvironment(run: Run, message: AssistantMessage): ToolCallEnvironment {
+  const { config } = run;
+  return {
+    tools: run.context.tools ?? [],
+    context: run.context,
+    assistantMessage: message,
+    signal: run.signal,
+    now: run.now,
+    beforeToolCall: config.beforeToolCall,
+    afterToolCall: config.afterToolCall,
+  };
+}

@@ -1,0 +1,13 @@
+/**
+ * `rxagent/proxy`: call models through your own server so the browser holds no provider key.
+ *
+ * {@link streamProxy} is a `StreamFn` that POSTs each request to your endpoint with a bearer
+ * token and rebuilds the provider events from the stripped events the server streams back;
+ * {@link createProxyHandler} is that server, as a fetch-style handler. To the agent a proxied
+ * model is like any other: only the `streamFn` changes.
+ *
+ * @module
+ */
+export { type StreamProxyOptions, streamProxy } from "./stream-proxy.js";
+export { createProxyHandler, type ProxyHandlerOptions, type ProxyRequestBody, type ProxyRequestOptions } from "./proxy-server.js";
+export { toProxyEvent, ProxyEventDecoder, ProxyEventEncoder, type HeadUpdate, type MessageHead, type ProxyEvent } from "./proxy-events.js";

@@ -1,0 +1,89 @@
+/// <reference types="node" />
+/**
+ * Serving a fetch-style handler from Node's `http` module (Node-only).
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/** A fetch-style handler. */
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+/**
+ * Adapts `handler` to a Node `(req, res)` listener. The web `Request` gets a signal that fires
+ * when the client disconnects; the `Response` body is streamed with backpressure, and
+ * cancelled when the client goes away (so the proxy aborts its upstream request).
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "node:http";
+ * import { createProxyHandler } from "rxagent/proxy";
+ * import { toNodeListener } from "rxagent/proxy/node";
+ *
+ * createServer(toNodeListener(createProxyHandler({ streamFn, token: process.env.PROXY_TOKEN }))).listen(8787);
+ * ```
+ * @param handler - The fetch-style handler.
+ * @return A listener for `http.createServer` (or `app.post("/api/stream", listener)`).
+ */
+export function toNodeListener(handler: FetchHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(handler, req, res).catch((error: unknown) => {
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+      } else {
+        res.destroy();
+      }
+    });
+  };
+}
+
+async function handle(handler: FetchHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const clientGone = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) clientGone.abort();
+  });
+
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of req) chunks.push(typeof chunk === "string" ? new TextEncoder().encode(chunk) : (chunk as Uint8Array));
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  const method = req.method ?? "GET";
+  const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
+  const request = new Request(url, {
+    method,
+    headers,
+    body: method === "GET" || method === "HEAD" ? null : Buffer.concat(chunks),
+    signal: clientGone.signal,
+  });
+
+  const response = await handler(request);
+  const responseHeaders: string[] = [];
+  response.headers.forEach((value, name) => responseHeaders.push(name, value));
+  res.writeHead(response.status, response.statusText || undefined, responseHeaders);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  clientGone.signal.addEventListener("abort", cancel, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) await new Promise<void>((resolve) => {
+        res.once("drain", resolve);
+        res.once("close", resolve);
+      });
+    }
+  } finally {
+    clientGone.signal.removeEventListener("abort", cancel);
+  }
+  if (res.destroyed) cancel();
+  else res.end();
+}

@@ -1,0 +1,81 @@
+/**
+ * Values, promises and Observables accepted alike, without leaving the synchronous path when a
+ * hook, listener or `emit` returns a plain value (SPEC L12: no microtask of our own under
+ * `TestScheduler.run`).
+ *
+ * @module
+ */
+import { catchError, concatMap, defaultIfEmpty, from, isObservable, last, type Observable, of, throwError } from "rxjs";
+
+/**
+ * A value, a promise of it, or an Observable whose last value is it. Hooks may return any of
+ * the three; a plain value keeps the loop synchronous (SPEC L12).
+ */
+export type MaybeAsync<T> = T | PromiseLike<T> | Observable<T>;
+
+/**
+ * What becomes of a call that throws, rejects or errors: `"error"` passes the failure on as the
+ * Observable's error (a synchronous throw too, so the caller has one place to handle it); a
+ * function turns it into the value the call stands for.
+ */
+export type OnFailure<T> = "error" | ((error: unknown) => T);
+
+/** A failure kept as a value, for callers that decide later what it means. */
+export class Failure {
+  constructor(readonly error: unknown) {}
+}
+
+/** The {@link OnFailure} policy that keeps the failure as a value: `maybeAsync(call, asFailure)`. */
+export function asFailure(error: unknown): Failure {
+  return new Failure(error);
+}
+
+/** Whether `value` is a promise (or any thenable). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as PromiseLike<unknown>).then === "function";
+}
+
+/**
+ * Calls `call` and settles what it returns. A plain value comes back as it is: nothing is
+ * allocated, nothing waits. A promise or an Observable comes back as an Observable of exactly one
+ * value (the promise's value, the Observable's last value, or `undefined` when it completes
+ * empty). A failure is handled by `onFailure`.
+ *
+ * ```text
+ * call returns 1           →  1
+ * call returns --a--b--|   →  -----b|
+ * call throws / --#        →  # (onFailure "error")  or  f(error) (onFailure f)
+ * ```
+ *
+ * @example
+ * ```ts
+ * const settled = maybeAsync(() => hook(context), "error");
+ * const next = isObservable(settled) ? settled.pipe(concatMap(go)) : go(settled);
+ * ```
+ */
+export function maybeAsync<T>(call: () => MaybeAsync<T>, onFailure: OnFailure<T>): T | Observable<T> {
+  let value: MaybeAsync<T>;
+  try {
+    value = call();
+  } catch (error) {
+    return onFailure === "error" ? throwError(() => error) : onFailure(error);
+  }
+  let settled: Observable<T>;
+  if (isObservable(value)) settled = (value as Observable<T>).pipe(defaultIfEmpty(undefined as T), last());
+  else if (isThenable(value)) settled = from(value as PromiseLike<T>);
+  else return value as T;
+  return onFailure === "error" ? settled : settled.pipe(catchError((error: unknown) => of(onFailure(error))));
+}
+
+/**
+ * Goes on with the value `maybeAsync` settled: at once when it is plain, after it settles when
+ * it is an Observable.
+ *
+ * @example
+ * ```ts
+ * andThen(maybeAsync(() => poll(), "error"), (messages) => turnWith(messages));
+ * ```
+ */
+export function andThen<T, R>(settled: T | Observable<T>, next: (value: T) => Observable<R>): Observable<R> {
+  return isObservable(settled) ? (settled as Observable<T>).pipe(concatMap(next)) : next(settled as T);
+}

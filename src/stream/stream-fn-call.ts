@@ -1,0 +1,151 @@
+/**
+ * Calling a `StreamFn` (SPEC M3, M4): whatever it returns — an Observable, an async iterable
+ * such as pi-ai's `streamSimple` result, an array, a promise of any of these or of one event —
+ * is read as one stream of provider events that ends at its final `done` or `error` event. Every
+ * way the call can fail is one {@link StreamFnFailure}. The loop, `withRetry` and the proxy
+ * server all call providers through here.
+ *
+ * @module
+ */
+import { from, Observable, type ObservableInput, type Subscription, type Unsubscribable } from "rxjs";
+import { describeError } from "../model/describe-error.js";
+import type { AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../model/messages.js";
+import { fromAsyncIterable, isPlainAsyncIterable } from "../rx/from-async-iterable.js";
+import { isThenable } from "../rx/maybe-async.js";
+
+/**
+ * How a provider call failed: the function `threw`, its promise `rejected`, it returned something
+ * that is not a stream (`invalid`), the stream `errored`, or it ended without a final `done` or
+ * `error` event (`incomplete`).
+ */
+export type StreamFnFailureKind = "threw" | "rejected" | "invalid" | "errored" | "incomplete";
+
+/** A failed provider call. `message` is written for the final assistant message; `cause` is what was thrown, if anything. */
+export class StreamFnFailure extends Error {
+  constructor(
+    readonly kind: StreamFnFailureKind,
+    message: string,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+    this.name = "StreamFnFailure";
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  return `a ${typeof value}`;
+}
+
+function failureOf(kind: Exclude<StreamFnFailureKind, "invalid" | "incomplete">, cause: unknown): StreamFnFailure {
+  // A failure that already went through here (a wrapper such as `withRetry` passing it on) keeps its words.
+  if (cause instanceof StreamFnFailure) return cause;
+  const text = kind === "threw" ? "The stream function threw" : kind === "rejected" ? "The stream function rejected" : "Provider stream failed";
+  return new StreamFnFailure(kind, `${text}: ${describeError(cause)}`, cause);
+}
+
+/** Receives one provider call: its events up to and including the final one, or its failure. Exactly one of `final` / `failure` ends it. */
+export interface StreamFnObserver {
+  /** Every event before the final one. */
+  event(event: AssistantMessageEvent): void;
+  /** The final `done` or `error` event. */
+  final(event: AssistantMessageEvent): void;
+  failure(failure: StreamFnFailure): void;
+}
+
+function isEvent(value: unknown): value is AssistantMessageEvent {
+  return value !== null && typeof value === "object" && typeof (value as { type?: unknown }).type === "string" && !isThenable(value);
+}
+
+/**
+ * Calls `streamFn` and reports to `observer`, without an Observable layer of its own between
+ * the provider and the observer (this is the per-event hot path). Returns what stops it:
+ * unsubscribing the provider's stream and ignoring whatever it still sends.
+ */
+export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmContext, options: StreamOptions, observer: StreamFnObserver): Unsubscribable {
+  let done = false;
+  let upstream: Subscription | undefined;
+  const stop: Unsubscribable = {
+    unsubscribe: () => {
+      done = true;
+      upstream?.unsubscribe();
+    },
+  };
+  const fail = (failure: StreamFnFailure): void => {
+    if (done) return;
+    done = true;
+    upstream?.unsubscribe();
+    observer.failure(failure);
+  };
+  const read = (input: unknown): void => {
+    if (done) return;
+    let events: Observable<AssistantMessageEvent>;
+    try {
+      events = isPlainAsyncIterable(input) ? fromAsyncIterable(input as AsyncIterable<AssistantMessageEvent>) : from(input as ObservableInput<AssistantMessageEvent>);
+    } catch {
+      return fail(new StreamFnFailure("invalid", `The stream function returned ${describeValue(input)}, not an Observable, async iterable, array or promise of provider events.`));
+    }
+    upstream = events.subscribe({
+      next: (event) => {
+        if (done) return;
+        const type = (event as { type?: unknown } | null)?.type;
+        if (type !== "done" && type !== "error") return observer.event(event);
+        done = true;
+        upstream?.unsubscribe();
+        observer.final(event);
+      },
+      error: (error: unknown) => fail(failureOf("errored", error)),
+      complete: () => fail(new StreamFnFailure("incomplete", `Provider stream ended without a final "done" or "error" event.`)),
+    });
+    if (done) upstream.unsubscribe();
+  };
+
+  let result: unknown;
+  try {
+    result = streamFn(model, context, options);
+  } catch (error) {
+    fail(failureOf("threw", error));
+    return stop;
+  }
+  if (isThenable(result) && !(Symbol.asyncIterator in (result as object))) {
+    result.then(
+      (input) => read(isEvent(input) ? [input] : input),
+      (error: unknown) => fail(failureOf("rejected", error)),
+    );
+  } else {
+    read(result);
+  }
+  return stop;
+}
+
+/**
+ * The provider's events as a cold Observable: the call is made on subscribe, the stream
+ * completes after its final `done` or `error` event (anything sent after it is dropped), and
+ * every failure errors it with a {@link StreamFnFailure}. Unsubscribing unsubscribes the
+ * provider's stream.
+ *
+ * ```text
+ * provider:  -s-t-d-x     (start, text, done, then an event too many)
+ * result:    -s-t-(d|)
+ * provider:  -s-t-|
+ * result:    -s-t-#       (StreamFnFailure "incomplete")
+ * ```
+ *
+ * @example
+ * ```ts
+ * callStreamFn(streamSimple, model, context, { signal }).subscribe(console.log);
+ * ```
+ */
+export function callStreamFn(streamFn: StreamFn, model: Model, context: LlmContext, options: StreamOptions): Observable<AssistantMessageEvent> {
+  return new Observable<AssistantMessageEvent>((subscriber) =>
+    observeStreamFn(streamFn, model, context, options, {
+      event: (event) => subscriber.next(event),
+      final: (event) => {
+        subscriber.next(event);
+        subscriber.complete();
+      },
+      failure: (failure) => subscriber.error(failure),
+    }),
+  );
+}

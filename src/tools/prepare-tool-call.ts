@@ -1,0 +1,84 @@
+/**
+ * Everything before a tool call executes (SPEC T2, T3): find the tool → `prepareArguments` →
+ * validate → `beforeToolCall`. A call that may not run is decided here, with the error result
+ * the model reads.
+ *
+ * @module
+ */
+import { defer, type Observable, of } from "rxjs";
+import { describeError } from "../model/describe-error.js";
+import type { AssistantMessage, ToolCall } from "../model/messages.js";
+import type { AgentContext } from "../model/types.js";
+import { andThen, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
+import { ABORTED_TOOL_TEXT, errorToolResult } from "./tool-result.js";
+import type { AgentTool, BeforeToolCallResult, ToolCallOutcome, ToolHooks } from "./tool-types.js";
+import { validateToolArguments } from "./validation.js";
+
+/** What a tool call runs against. */
+export interface ToolCallEnvironment extends ToolHooks {
+  tools: readonly AgentTool[];
+  context: AgentContext;
+  assistantMessage: AssistantMessage;
+  signal: AbortSignal;
+  /** Clock for durations and timestamps. */
+  now: () => number;
+}
+
+/** A call ready to execute: its tool and its validated arguments. */
+export interface PreparedToolCall {
+  kind: "prepared";
+  toolCall: ToolCall;
+  tool: AgentTool;
+  args: unknown;
+}
+
+/** A call ready to execute, or one already decided (unknown tool, invalid arguments, blocked, aborted). */
+export type ToolCallPreparation = { kind: "immediate"; outcome: ToolCallOutcome } | PreparedToolCall;
+
+
+function immediate(toolCall: ToolCall, text: string, terminate?: boolean): ToolCallPreparation {
+  const result = errorToolResult(text);
+  if (terminate) result.terminate = true;
+  return { kind: "immediate", outcome: { toolCall, result, isError: true } };
+}
+
+/**
+ * Everything before execution, in order. Synchronous when `beforeToolCall` returns a plain
+ * value (SPEC L12).
+ */
+export function prepareToolCall(toolCall: ToolCall, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
+  return defer(() => {
+    if (env.signal.aborted) return of(immediate(toolCall, ABORTED_TOOL_TEXT));
+    const tool = env.tools.find((candidate) => candidate.name === toolCall.name);
+    if (!tool) {
+      const available = env.tools.map((t) => t.name).join(", ") || "none";
+      return of(immediate(toolCall, `Tool "${toolCall.name}" not found. Available tools: ${available}.`));
+    }
+    let args: unknown;
+    try {
+      const prepared = tool.prepareArguments ? { ...toolCall, arguments: tool.prepareArguments(toolCall.arguments) as ToolCall["arguments"] } : toolCall;
+      args = validateToolArguments(tool.name, tool.parameters, prepared);
+    } catch (error) {
+      return of(immediate(toolCall, describeError(error)));
+    }
+    const ready: PreparedToolCall = { kind: "prepared", toolCall, tool, args };
+    const { beforeToolCall } = env;
+    if (!beforeToolCall) return of(ready);
+    const decision = maybeAsync<BeforeToolCallResult | undefined | void | Failure>(
+      () => beforeToolCall({ assistantMessage: env.assistantMessage, toolCall, args, context: env.context }, env.signal),
+      asFailure,
+    );
+    return andThen(decision, (decided) => of(decide(ready, decided, env.signal)));
+  });
+}
+
+/** What `beforeToolCall` decided, checked against the abort that may have come meanwhile. */
+function decide(ready: PreparedToolCall, decision: BeforeToolCallResult | undefined | void | Failure, signal: AbortSignal): ToolCallPreparation {
+  const { toolCall } = ready;
+  // A failed hook wins over an abort that came meanwhile: the model reads what went wrong.
+  if (decision instanceof Failure) return immediate(toolCall, `beforeToolCall failed: ${describeError(decision.error)}`);
+  if (signal.aborted) return immediate(toolCall, ABORTED_TOOL_TEXT);
+  if (decision && decision.block) return immediate(toolCall, decision.reason || "Tool execution was blocked", decision.terminate === true);
+  return ready;
+}
+

@@ -1,0 +1,207 @@
+/**
+ * The tool calls of one assistant message (SPEC T4, L9, L10).
+ *
+ * Parallel (the default): preflight in source order with `concatMap`, then the allowed calls
+ * run together with `mergeMap`, so `tool_execution_end` arrives in completion order; the
+ * tool-result messages follow in the assistant's source order. Sequential: each call is
+ * prepared, run and finished before the next starts. Either way the batch hands its result —
+ * one message per call, in source order — to the continuation once every call is answered.
+ *
+ * @module
+ */
+import { concat, concatMap, defer, EMPTY, from, mergeMap, type Observable, of } from "rxjs";
+import type { ToolCall, ToolResultMessage } from "../model/messages.js";
+import type { AgentEvent } from "../model/types.js";
+import type { Emitter } from "../loop/emitter.js";
+import { executeToolCall } from "./execute-tool-call.js";
+import { finalizeToolCall } from "./finalize-tool-call.js";
+import { prepareToolCall, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
+import { ABORTED_TOOL_TEXT, errorOutcome, toolResultMessage, truncatedToolCallText } from "./tool-result.js";
+import type { ToolCallOutcome, ToolExecutionMode } from "./tool-types.js";
+
+/** What a finished batch leaves behind. */
+export interface ToolBatchResult {
+  /** One result message per call, in source order. */
+  readonly messages: ToolResultMessage[];
+  /** True when every result asked the loop to stop (SPEC L6). */
+  readonly terminate: boolean;
+}
+
+/** Goes on once the batch is done. */
+export type AfterBatch<T> = (batch: ToolBatchResult) => Observable<T>;
+
+function startEvent(call: ToolCall): AgentEvent {
+  return { type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments };
+}
+
+function endEvent(outcome: ToolCallOutcome): AgentEvent {
+  const event: AgentEvent = {
+    type: "tool_execution_end",
+    toolCallId: outcome.toolCall.id,
+    toolName: outcome.toolCall.name,
+    result: outcome.result,
+    isError: outcome.isError,
+  };
+  if (outcome.durationMs !== undefined) event.durationMs = outcome.durationMs;
+  return event;
+}
+
+function resultMessageEvents(emitter: Emitter, message: ToolResultMessage): Observable<AgentEvent> {
+  return emitter.all([
+    { type: "message_start", message },
+    { type: "message_end", message },
+  ]);
+}
+
+function batchResult(messages: ToolResultMessage[], outcomes: readonly ToolCallOutcome[]): ToolBatchResult {
+  return { messages, terminate: outcomes.length > 0 && outcomes.every((o) => o.result.terminate === true) };
+}
+
+/** Executes a prepared call: its updates, then its outcome through `afterToolCall`, handed to `done`. */
+function runPrepared(prepared: PreparedToolCall, env: ToolCallEnvironment, emitter: Emitter, done: (outcome: ToolCallOutcome) => Observable<AgentEvent>): Observable<AgentEvent> {
+  const { toolCall } = prepared;
+  return executeToolCall(prepared, env).pipe(
+    concatMap((note) =>
+      note.type === "update"
+        ? emitter.one({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult: note.partialResult })
+        : env.afterToolCall
+          ? finalizeToolCall(prepared, note, env).pipe(concatMap(done))
+          : // No hook: the outcome is the executed result, without an `of` and an inner subscription per call.
+            done({ toolCall, result: note.result, isError: note.isError, durationMs: note.durationMs }),
+    ),
+  );
+}
+
+/** Ids seen earlier in the same message get an error result instead of running twice. */
+function duplicateIds(calls: readonly ToolCall[]): Set<number> {
+  const seen = new Set<string>();
+  const duplicates = new Set<number>();
+  calls.forEach((call, index) => (seen.has(call.id) ? duplicates.add(index) : seen.add(call.id)));
+  return duplicates;
+}
+
+function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
+  if (!duplicates.has(index)) return prepareToolCall(call, env);
+  return of({ kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) });
+}
+
+/**
+ * Runs the batch, then hands its result to `then`. Never errors for tool failures: each call
+ * ends with exactly one result (SPEC T3, L10).
+ *
+ * ```text
+ * parallel, calls a (2 frames) and b (1 frame):
+ * events:  (SaSb)-Eb-Ea-(Ra Rb)then…      S start, E end (completion order), R result messages (source order)
+ * ```
+ */
+export function executeToolBatch<T>(calls: readonly ToolCall[], env: ToolCallEnvironment, mode: ToolExecutionMode, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
+  return defer(() => {
+    const duplicates = duplicateIds(calls);
+    return mode === "sequential" ? oneByOne(calls, duplicates, env, emitter, then) : together(calls, duplicates, env, emitter, then);
+  });
+}
+
+/** Sequential: each call from start to result message before the next one starts. */
+function oneByOne<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
+  const outcomes: ToolCallOutcome[] = [];
+  const messages: ToolResultMessage[] = [];
+  const complete = (outcome: ToolCallOutcome): Observable<AgentEvent> =>
+    concat(
+      emitter.one(endEvent(outcome)),
+      defer(() => {
+        const message = toolResultMessage(outcome, env.now());
+        outcomes.push(outcome);
+        messages.push(message);
+        return resultMessageEvents(emitter, message);
+      }),
+    );
+  const calling = from(calls).pipe(
+    concatMap((call, index) =>
+      concat(
+        emitter.one(startEvent(call)),
+        preflight(call, index, duplicates, env).pipe(concatMap((preparation) => (preparation.kind === "immediate" ? complete(preparation.outcome) : runPrepared(preparation, env, emitter, complete)))),
+      ),
+    ),
+  );
+  return concat(calling, defer(() => then(batchResult(messages, outcomes))));
+}
+
+/** Parallel: preflight all in source order, execute the allowed calls together, then the result messages in source order. */
+function together<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
+  return preflightAll(calls, duplicates, env, emitter, (preparations) =>
+    executeAll(preparations, env, emitter, (outcomes) => resultsInSourceOrder(outcomes, env, emitter, then)),
+  );
+}
+
+function preflightAll<T>(
+  calls: readonly ToolCall[],
+  duplicates: Set<number>,
+  env: ToolCallEnvironment,
+  emitter: Emitter,
+  then: (preparations: readonly ToolCallPreparation[]) => Observable<T>,
+): Observable<AgentEvent | T> {
+  const preparations: ToolCallPreparation[] = new Array(calls.length);
+  const preparing = from(calls).pipe(
+    concatMap((call, index) =>
+      concat(
+        emitter.one(startEvent(call)),
+        preflight(call, index, duplicates, env).pipe(
+          concatMap((preparation) => {
+            preparations[index] = preparation;
+            return preparation.kind === "immediate" ? emitter.one(endEvent(preparation.outcome)) : EMPTY;
+          }),
+        ),
+      ),
+    ),
+  );
+  return concat(preparing, defer(() => then(preparations)));
+}
+
+function executeAll<T>(
+  preparations: readonly ToolCallPreparation[],
+  env: ToolCallEnvironment,
+  emitter: Emitter,
+  then: (outcomes: readonly ToolCallOutcome[]) => Observable<T>,
+): Observable<AgentEvent | T> {
+  const outcomes: (ToolCallOutcome | undefined)[] = preparations.map((preparation) => (preparation.kind === "immediate" ? preparation.outcome : undefined));
+  const executing = from(preparations).pipe(
+    mergeMap((preparation, index) => {
+      if (preparation.kind === "immediate") return EMPTY;
+      const complete = (outcome: ToolCallOutcome): Observable<AgentEvent> => {
+        outcomes[index] = outcome;
+        return emitter.one(endEvent(outcome));
+      };
+      if (env.signal.aborted) return complete(errorOutcome(preparation.toolCall, ABORTED_TOOL_TEXT));
+      return runPrepared(preparation, env, emitter, complete);
+    }),
+  );
+  return concat(executing, defer(() => then(outcomes as ToolCallOutcome[])));
+}
+
+function resultsInSourceOrder<T>(outcomes: readonly ToolCallOutcome[], env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
+  const messages: ToolResultMessage[] = [];
+  const reporting = from(outcomes).pipe(
+    concatMap((outcome) => {
+      const message = toolResultMessage(outcome, env.now());
+      messages.push(message);
+      return resultMessageEvents(emitter, message);
+    }),
+  );
+  return concat(reporting, defer(() => then(batchResult(messages, outcomes))));
+}
+
+/** Every call of a message cut at the token limit gets an error result, none runs (SPEC L9). */
+export function failTruncatedToolCalls<T>(calls: readonly ToolCall[], env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
+  return defer(() => {
+    const messages: ToolResultMessage[] = [];
+    const failing = from(calls).pipe(
+      concatMap((call) => {
+        const outcome = errorOutcome(call, truncatedToolCallText(call.name));
+        const message = toolResultMessage(outcome, env.now());
+        messages.push(message);
+        return concat(emitter.one(startEvent(call)), emitter.one(endEvent(outcome)), resultMessageEvents(emitter, message));
+      }),
+    );
+    return concat(failing, defer(() => then({ messages, terminate: false })));
+  });
+}

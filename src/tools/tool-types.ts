@@ -1,0 +1,108 @@
+/**
+ * The tool vocabulary: what a tool is and returns, what its hooks see and decide, and the
+ * outcome of one call (SPEC T1, T2).
+ *
+ * @module
+ */
+import type { Observable } from "rxjs";
+import type { AssistantMessage, ImageContent, TextContent, Tool, ToolCall, Usage } from "../model/messages.js";
+import type { AgentContext } from "../model/types.js";
+import type { MaybeAsync } from "../rx/maybe-async.js";
+
+/** How the tool calls of one assistant message run. */
+export type ToolExecutionMode = "sequential" | "parallel";
+
+/** What a tool returns (and what progress updates carry). */
+export interface AgentToolResult<TDetails = any> {
+  /** What the model sees. */
+  content: (TextContent | ImageContent)[];
+  /** Anything for logs and UIs; not sent to the model. */
+  details?: TDetails;
+  /** Report a failure without throwing: the model sees `content` as an error result. */
+  isError?: boolean;
+  /** Asks the loop to stop after this batch; honoured only when every result in it asks (SPEC L6). */
+  terminate?: boolean;
+  usage?: Usage;
+}
+
+/** Called by a tool to report progress; each call becomes a `tool_execution_update`. */
+export type AgentToolUpdateCallback<TDetails = any> = (partialResult: AgentToolResult<TDetails>) => void;
+
+/**
+ * A tool the agent can run (SPEC T1).
+ *
+ * `execute` returns a promise of the result, the result itself, or an Observable: every
+ * emission before the last is a progress update, the last is the result, and unsubscribing
+ * cancels it.
+ *
+ * @example
+ * ```ts
+ * const clock: AgentTool = {
+ *   name: "now", label: "Clock", description: "Current time",
+ *   parameters: { type: "object", properties: {} },
+ *   execute: async () => ({ content: [{ type: "text", text: new Date().toISOString() }] }),
+ * };
+ * ```
+ */
+export interface AgentTool<TParams = any, TDetails = any> extends Tool<object> {
+  /** Human-readable name for UIs. */
+  label: string;
+  /** Rewrites raw arguments before validation (compatibility shims). */
+  prepareArguments?: (args: unknown) => unknown;
+  /** `sequential` makes any batch that contains this tool run one call at a time. */
+  executionMode?: ToolExecutionMode;
+  execute: (
+    toolCallId: string,
+    params: TParams,
+    signal: AbortSignal,
+    onUpdate: AgentToolUpdateCallback<TDetails>,
+  ) => AgentToolResult<TDetails> | PromiseLike<AgentToolResult<TDetails>> | Observable<AgentToolResult<TDetails>>;
+}
+
+/** What `beforeToolCall` sees. */
+export interface BeforeToolCallContext {
+  assistantMessage: AssistantMessage;
+  toolCall: ToolCall;
+  /** Validated (and coerced) arguments. */
+  args: unknown;
+  context: AgentContext;
+}
+
+/** Return `{ block: true }` to stop a call; `reason` is what the model reads. */
+export interface BeforeToolCallResult {
+  block?: boolean;
+  reason?: string;
+  terminate?: boolean;
+}
+
+/** What `afterToolCall` sees. */
+export interface AfterToolCallContext extends BeforeToolCallContext {
+  result: AgentToolResult;
+  isError: boolean;
+}
+
+/** Field-by-field override of an executed result; omitted fields keep their values. */
+export interface AfterToolCallResult {
+  content?: (TextContent | ImageContent)[];
+  details?: unknown;
+  isError?: boolean;
+  terminate?: boolean;
+  usage?: Usage;
+}
+
+/** The outcome of one tool call after every hook ran (see `runToolCall`). */
+export interface ToolCallOutcome {
+  toolCall: ToolCall;
+  result: AgentToolResult;
+  isError: boolean;
+  /** How long `execute` took; absent when the tool did not run. */
+  durationMs?: number;
+}
+
+/** The tool hooks, shared by the loop and `runToolCall`. */
+export interface ToolHooks {
+  /** After validation, before execution; may block (SPEC T2). */
+  beforeToolCall?: (context: BeforeToolCallContext, signal: AbortSignal) => MaybeAsync<BeforeToolCallResult | undefined | void>;
+  /** After execution; overrides the result field by field (SPEC T2). */
+  afterToolCall?: (context: AfterToolCallContext, signal: AbortSignal) => MaybeAsync<AfterToolCallResult | undefined | void>;
+}

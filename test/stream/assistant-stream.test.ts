@@ -1,0 +1,269 @@
+/**
+ * The provider boundary (SPEC M3, M4, L5): whatever a StreamFn returns or does, one response
+ * becomes message_start, message_update*, message_end with exactly one final assistant message,
+ * and the run ends normally.
+ */
+import { lastValueFrom, NEVER, Observable, of, throwError, toArray } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { agentLoop } from "../../src/loop/agent-loop.js";
+import { streamAssistantResponse } from "../../src/stream/assistant-stream.js";
+import type { AgentEvent, AssistantMessage, AssistantMessageEvent, StreamFn, StreamOptions } from "../../src/index.js";
+import { agentEnd, assistantMessage, collectSync, model, protocolEvents, textOf, types, user } from "../helpers/fixtures.js";
+
+const RUN_TYPES = ["agent_start", "turn_start", "message_start", "message_end", "message_start", "message_end", "turn_end", "agent_end"];
+
+function run(streamFn: StreamFn): Promise<AgentEvent[]> {
+  return lastValueFrom(agentLoop([user("hi")], { messages: [] }, { model }, undefined, streamFn).pipe(toArray()));
+}
+
+function finalAssistant(events: readonly AgentEvent[]): AssistantMessage {
+  const end = [...events].reverse().find((e) => e.type === "message_end" && (e.message as { role: string }).role === "assistant");
+  return (end as Extract<AgentEvent, { type: "message_end" }>).message as AssistantMessage;
+}
+
+function respond(streamFn: StreamFn, signal = new AbortController().signal): AgentEvent[] {
+  return collectSync(streamAssistantResponse({ model, messages: [], options: { signal }, streamFn, now: () => 7 }));
+}
+
+const reply = assistantMessage("hello");
+
+describe("M4: misbehaving providers still yield one final assistant message", () => {
+  it("M4: a StreamFn that throws synchronously → stopReason error, clear errorMessage, run ends normally", async () => {
+    const events = await run(() => {
+      throw new Error("boom");
+    });
+    expect(types(events)).toEqual(RUN_TYPES);
+    expect(finalAssistant(events)).toMatchObject({ role: "assistant", stopReason: "error", errorMessage: "The stream function threw: boom", content: [] });
+  });
+
+  it("M4: a StreamFn that rejects", async () => {
+    const events = await run(() => Promise.reject<AssistantMessageEvent[]>(new Error("no network")));
+    expect(types(events)).toEqual(RUN_TYPES);
+    expect(finalAssistant(events)).toMatchObject({ stopReason: "error", errorMessage: "The stream function rejected: no network" });
+  });
+
+  it("M4: an Observable that errors mid-stream keeps what was streamed", async () => {
+    const partial = assistantMessage("hel");
+    const streamFn: StreamFn = () =>
+      new Observable<AssistantMessageEvent>((subscriber) => {
+        subscriber.next({ type: "start", partial: assistantMessage([]) });
+        subscriber.next({ type: "text_start", contentIndex: 0, partial });
+        subscriber.error(new Error("socket closed"));
+      });
+    const events = await run(streamFn);
+    expect(types(events)).toEqual(["agent_start", "turn_start", "message_start", "message_end", "message_start", "message_update", "message_end", "turn_end", "agent_end"]);
+    const final = finalAssistant(events);
+    expect(final).toMatchObject({ stopReason: "error", errorMessage: "Provider stream failed: socket closed" });
+    expect(textOf(final)).toBe("hel");
+  });
+
+  it("M4: an Observable that errors with a non-Error value", async () => {
+    const events = await run(() => throwError(() => ({ code: 42 })));
+    expect(finalAssistant(events).errorMessage).toBe('Provider stream failed: {"code":42}');
+  });
+
+  it("M4: a stream that completes without done or error", async () => {
+    const events = await run(() => protocolEvents(reply).slice(0, -1));
+    expect(types(events)).toEqual(["agent_start", "turn_start", "message_start", "message_end", "message_start", "message_update", "message_update", "message_update", "message_end", "turn_end", "agent_end"]);
+    expect(finalAssistant(events)).toMatchObject({ stopReason: "error", errorMessage: 'Provider stream ended without a final "done" or "error" event.' });
+  });
+
+  it("M4: an empty stream", async () => {
+    const events = await run(() => []);
+    expect(types(events)).toEqual(RUN_TYPES);
+    expect(finalAssistant(events).stopReason).toBe("error");
+  });
+
+  it("M4: updates before start are a protocol violation", async () => {
+    const events = await run(() => [{ type: "text_delta", contentIndex: 0, delta: "x", partial: reply }, ...protocolEvents(reply)]);
+    expect(types(events)).toEqual(RUN_TYPES);
+    expect(finalAssistant(events)).toMatchObject({ stopReason: "error", errorMessage: 'Provider protocol violation: "text_delta" arrived before "start".' });
+  });
+
+  it("M4: a second start is a protocol violation", async () => {
+    const events = await run(() => [protocolEvents(reply)[0]!, ...protocolEvents(reply)]);
+    expect(finalAssistant(events).errorMessage).toBe('Provider protocol violation: a second "start" event arrived.');
+  });
+
+  it("M4: unknown event types are ignored", async () => {
+    const [start, ...rest] = protocolEvents(reply);
+    const events = await run(() => [{ type: "ping" } as unknown as AssistantMessageEvent, start!, { type: "vendor_extension", data: 1 } as unknown as AssistantMessageEvent, ...rest]);
+    const final = finalAssistant(events);
+    expect(final).toEqual(reply);
+    expect(events.filter((e) => e.type === "message_update")).toHaveLength(3);
+  });
+
+  it("M4: a stream may send error without start", async () => {
+    const failed = assistantMessage([], "error", { errorMessage: "HTTP 401: bad key" });
+    const events = await run(() => [{ type: "error", reason: "error", error: failed }]);
+    expect(types(events)).toEqual(RUN_TYPES);
+    expect(finalAssistant(events)).toEqual(failed);
+  });
+
+  it("M4: an error event without errorMessage gets one, and its stopReason follows the event's reason", async () => {
+    const events = await run(() => [{ type: "error", reason: "aborted", error: assistantMessage([], "stop") }]);
+    expect(finalAssistant(events)).toMatchObject({ stopReason: "aborted", errorMessage: "Provider reported an error" });
+  });
+
+  it("M4: done without a message, error without a message", async () => {
+    const done = await run(() => [{ type: "done", reason: "stop" } as unknown as AssistantMessageEvent]);
+    expect(finalAssistant(done)).toMatchObject({ stopReason: "error", errorMessage: 'Provider protocol violation: "done" carried no assistant message.' });
+    const error = await run(() => [{ type: "error", reason: "error" } as unknown as AssistantMessageEvent]);
+    expect(finalAssistant(error)).toMatchObject({ stopReason: "error", errorMessage: "Provider reported an error without a final message." });
+  });
+
+  it("M4: a StreamFn that returns something that is not a stream", async () => {
+    const events = await run(() => null as never);
+    expect(finalAssistant(events)).toMatchObject({ stopReason: "error", errorMessage: expect.stringContaining("returned null") });
+    const number = await run(() => 42 as never);
+    expect(finalAssistant(number).errorMessage).toContain("returned a number");
+  });
+
+  it("M4: events after the final one are ignored", async () => {
+    const events = await run(() => [...protocolEvents(reply), ...protocolEvents(assistantMessage("again"))]);
+    expect(types(events)).toEqual(["agent_start", "turn_start", "message_start", "message_end", "message_start", "message_update", "message_update", "message_update", "message_end", "turn_end", "agent_end"]);
+    expect(finalAssistant(events)).toEqual(reply);
+  });
+});
+
+describe("M3: what a StreamFn may return", () => {
+  it("M3: an array of events", () => {
+    const events = collectSync(agentLoop([user("hi")], { messages: [] }, { model }, undefined, () => protocolEvents(reply)));
+    expect(finalAssistant(events)).toEqual(reply);
+  });
+
+  it("M3: an Observable, delivered synchronously", () => {
+    const events = collectSync(agentLoop([user("hi")], { messages: [] }, { model }, undefined, () => of(...protocolEvents(reply))));
+    expect(finalAssistant(events)).toEqual(reply);
+  });
+
+  it("M3: a promise of an Observable", async () => {
+    const events = await run(() => Promise.resolve(of(...protocolEvents(reply))));
+    expect(types(events)).toEqual(["agent_start", "turn_start", "message_start", "message_end", "message_start", "message_update", "message_update", "message_update", "message_end", "turn_end", "agent_end"]);
+    expect(finalAssistant(events)).toEqual(reply);
+  });
+
+  it("M3: a promise of an array, and a promise that resolves the final event only", async () => {
+    expect(finalAssistant(await run(() => Promise.resolve(protocolEvents(reply))))).toEqual(reply);
+    expect(finalAssistant(await run(() => Promise.resolve(of<AssistantMessageEvent>({ type: "done", reason: "stop", message: reply }))))).toEqual(reply);
+  });
+
+  it("M3: options carry the signal, apiKey (from getApiKey, per request), reasoning, sessionId and other provider settings", () => {
+    const seen: StreamOptions[] = [];
+    const keys = ["key-1", "key-2"];
+    const streamFn: StreamFn = (_model, _context, options) => {
+      seen.push(options);
+      return protocolEvents(seen.length === 1 ? assistantMessage("", "stop") : reply);
+    };
+    const providers: string[] = [];
+    collectSync(
+      agentLoop([user("hi")], { messages: [] }, {
+        model,
+        reasoning: "high",
+        sessionId: "session-9",
+        maxTokens: 100,
+        apiKey: "static",
+        getApiKey: (provider) => {
+          providers.push(provider);
+          return keys.shift();
+        },
+        finishTurn: () => (seen.length === 1 ? { action: "continue" } : undefined),
+      }, undefined, streamFn),
+    );
+    expect(seen.map((o) => o.apiKey)).toEqual(["key-1", "key-2"]);
+    expect(providers).toEqual(["faux", "faux"]);
+    expect(seen[0]).toMatchObject({ reasoning: "high", sessionId: "session-9", maxTokens: 100 });
+    expect(seen[0]!.signal).toBeInstanceOf(AbortSignal);
+    // hooks stay in the loop: the provider never sees them
+    expect(seen[0]).not.toHaveProperty("getApiKey");
+    expect(seen[0]).not.toHaveProperty("finishTurn");
+    expect(seen[0]).not.toHaveProperty("model");
+  });
+
+  it("M3: without getApiKey (or when it returns nothing) the configured apiKey is used", () => {
+    const seen: StreamOptions[] = [];
+    const streamFn: StreamFn = (_m, _c, options) => (seen.push(options), protocolEvents(reply));
+    collectSync(agentLoop([user("hi")], { messages: [] }, { model, apiKey: "static" }, undefined, streamFn));
+    collectSync(agentLoop([user("hi")], { messages: [] }, { model, apiKey: "static", getApiKey: () => undefined }, undefined, streamFn));
+    expect(seen.map((o) => o.apiKey)).toEqual(["static", "static"]);
+  });
+});
+
+describe("L5: streaming updates replace one partial message", () => {
+  it("L5: each update carries the provider's latest partial; the final message is committed once", () => {
+    const partials = [assistantMessage([]), assistantMessage("a"), assistantMessage("ab"), assistantMessage("abc")];
+    const final = assistantMessage("abc");
+    const streamFn: StreamFn = () => [
+      { type: "start", partial: partials[0]! },
+      { type: "text_start", contentIndex: 0, partial: partials[1]! },
+      { type: "text_delta", contentIndex: 0, delta: "b", partial: partials[2]! },
+      { type: "text_end", contentIndex: 0, content: "abc", partial: partials[3]! },
+      { type: "done", reason: "stop", message: final },
+    ];
+    const events = collectSync(agentLoop([user("hi")], { messages: [] }, { model }, undefined, streamFn));
+    const updates = events.filter((e): e is Extract<AgentEvent, { type: "message_update" }> => e.type === "message_update");
+    expect(updates.map((u) => u.message)).toEqual([partials[1], partials[2], partials[3]]);
+    expect(updates.map((u) => u.assistantMessageEvent.type)).toEqual(["text_start", "text_delta", "text_end"]);
+    expect(events.filter((e) => e.type === "message_start" && (e.message as { role: string }).role === "assistant")).toHaveLength(1);
+    const messages = agentEnd(events).messages;
+    expect(messages).toHaveLength(2);
+    expect(messages[1]).toBe(final);
+  });
+
+  it("L5: an update without a partial keeps the last one", () => {
+    const start = assistantMessage([]);
+    const streamFn: StreamFn = () => [{ type: "start", partial: start }, { type: "text_delta", contentIndex: 0, delta: "x" } as unknown as AssistantMessageEvent, { type: "done", reason: "stop", message: reply }];
+    const events = respond(streamFn);
+    expect(events.map((e) => e.type)).toEqual(["message_start", "message_update", "message_end"]);
+    expect((events[1] as Extract<AgentEvent, { type: "message_update" }>).message).toBe(start);
+  });
+});
+
+describe("streamAssistantResponse and the abort signal (L10)", () => {
+  it("L10: an abort the provider ignores ends the response at once with an aborted message that keeps the partial", () => {
+    const controller = new AbortController();
+    const streamed = assistantMessage("par");
+    let unsubscribed = false;
+    const streamFn: StreamFn = () =>
+      new Observable<AssistantMessageEvent>((subscriber) => {
+        subscriber.next({ type: "start", partial: assistantMessage([]) });
+        subscriber.next({ type: "text_delta", contentIndex: 0, delta: "par", partial: streamed });
+        return () => (unsubscribed = true);
+      });
+    const events: AgentEvent[] = [];
+    let completed = false;
+    streamAssistantResponse({ model, messages: [], options: { signal: controller.signal }, streamFn, now: () => 7 }).subscribe({
+      next: (e) => events.push(e),
+      complete: () => (completed = true),
+    });
+    expect(completed).toBe(false);
+    controller.abort();
+    expect(completed).toBe(true);
+    expect(unsubscribed).toBe(true);
+    const final = (events.at(-1) as Extract<AgentEvent, { type: "message_end" }>).message as AssistantMessage;
+    expect(final).toMatchObject({ stopReason: "aborted", errorMessage: "Request was aborted" });
+    expect(textOf(final)).toBe("par");
+  });
+
+  it("L10: an already aborted signal does not call the provider", () => {
+    const controller = new AbortController();
+    controller.abort();
+    let called = false;
+    const events = respond(() => {
+      called = true;
+      return NEVER;
+    }, controller.signal);
+    expect(called).toBe(false);
+    expect(events.map((e) => e.type)).toEqual(["message_start", "message_end"]);
+    expect((events[1] as Extract<AgentEvent, { type: "message_end" }>).message).toMatchObject({ stopReason: "aborted", timestamp: 7 });
+  });
+
+  it("M4: a provider that throws after the signal aborted reports aborted, not error", () => {
+    const controller = new AbortController();
+    const events = respond(() => {
+      controller.abort();
+      throw new Error("AbortError");
+    }, controller.signal);
+    expect((events.at(-1) as Extract<AgentEvent, { type: "message_end" }>).message).toMatchObject({ stopReason: "aborted" });
+  });
+});
