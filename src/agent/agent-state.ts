@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { initialRunState, reduceRunState, type RunState } from "../loop/run-state.js";
+import { initialRunState, reduceRunState, type RunState, withErrorMessage } from "../loop/run-state.js";
 import type { Model, ThinkingLevel, Tool } from "../model/messages.js";
 import { createInitialSystemMessage, getSystemPrompt } from "../model/transcript.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
@@ -71,6 +71,8 @@ export class AgentStateStore implements AgentState {
   isStreaming = false;
   /** What the run's events say (streaming message, pending calls, error): the loop's own reducer. */
   private run: RunState = initialRunState;
+  private pendingFrom: readonly string[] | undefined;
+  private pending: ReadonlySet<string> = new Set();
   private _tools: AgentTool[];
   private _messages: AgentMessage[];
   private view: readonly AgentMessage[] | undefined;
@@ -137,15 +139,21 @@ export class AgentStateStore implements AgentState {
     return this.run.streamingMessage;
   }
 
+  /** A `Set` view of the run state's `executing`, made when it changed and is read. */
   get pendingToolCalls(): ReadonlySet<string> {
-    return this.run.pendingToolCalls;
+    const executing = this.run.executing;
+    if (this.pendingFrom !== executing) {
+      this.pendingFrom = executing;
+      this.pending = new Set(executing);
+    }
+    return this.pending;
   }
 
   get errorMessage(): string | undefined {
     return this.run.errorMessage;
   }
   set errorMessage(errorMessage: string | undefined) {
-    this.run = { ...this.run, errorMessage };
+    this.run = withErrorMessage(this.run, errorMessage);
   }
 
   /** Marks a change: `state$` emits a new snapshot. */
@@ -164,7 +172,7 @@ export class AgentStateStore implements AgentState {
   /** The run is over and its listeners settled: nothing streams or is pending; the error stays. */
   endRun(): void {
     this.isStreaming = false;
-    this.run = { ...initialRunState, errorMessage: this.run.errorMessage };
+    this.run = withErrorMessage(initialRunState, this.run.errorMessage);
     this.touch();
   }
 

@@ -22,7 +22,8 @@
  *
  * @module
  */
-import { catchError, concat, defer, EMPTY, expand, filter, finalize, ignoreElements, Observable, of, queueScheduler, subscribeOn, tap } from "rxjs";
+import { catchError, defer, EMPTY, expand, filter, finalize, ignoreElements, Observable, of, queueScheduler, subscribeOn, tap } from "rxjs";
+import { sequence } from "../rx/sequence.js";
 import type { StreamFn } from "../model/messages.js";
 import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
 import { failure } from "./failure.js";
@@ -174,7 +175,7 @@ function start(run: Run): Observable<Step> {
   const { prompts, skipInitialSteeringPoll } = run.input;
   if (prompts) run.waiting = prompts.slice();
   const first = (pending: AgentMessage[]): Observable<Step> => of(new NextTurn(pending, undefined));
-  return concat(
+  return sequence(
     run.emitter.all([{ type: "agent_start" }, { type: "turn_start" }]),
     prompts ? appendMessages(run, prompts) : EMPTY,
     skipInitialSteeringPoll ? first([]) : poll(run, run.steering, first),

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isObservable, type Observable, of } from "rxjs";
+import { isObservable, Observable, of } from "rxjs";
 import type { AgentEvent } from "../model/types.js";
 import { maybeAsync, type OnFailure } from "../rx/maybe-async.js";
 import { waitAfterEach } from "../rx/wait-after-each.js";
@@ -36,7 +36,15 @@ export class Emitter {
 
   /** One event. */
   one(event: AgentEvent): Observable<AgentEvent> {
-    return this.stream(of(event));
+    const wait = this.wait;
+    if (!wait) return of(event);
+    return new Observable<AgentEvent>((subscriber) => {
+      const held = wait(event);
+      subscriber.next(event);
+      if (!held) return subscriber.complete();
+      if (subscriber.closed) return undefined;
+      return held.subscribe({ error: (error: unknown) => subscriber.error(error), complete: () => subscriber.complete() });
+    });
   }
 
   /** Several events in order. */

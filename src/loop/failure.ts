@@ -51,7 +51,7 @@ export function failure(run: Run, error: unknown): Observable<AgentEvent> {
     const message = toolResultMessage(outcome, now);
     toolResults.push(message);
     run.append(message);
-    if (state.pendingToolCalls.has(call.id)) {
+    if (state.executing.includes(call.id)) {
       events.push({ type: "tool_execution_end", toolCallId: call.id, toolName: call.name, result: outcome.result, isError: true });
     }
     events.push({ type: "message_start", message }, { type: "message_end", message });

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { concat, defer, type Observable, of } from "rxjs";
+import { defer, type Observable, of } from "rxjs";
+import { sequence } from "../rx/sequence.js";
 import type { AssistantMessage } from "../model/messages.js";
 import { andThen, maybeAsync } from "../rx/maybe-async.js";
 import type { ToolBatchResult } from "../tools/tool-batch.js";
@@ -21,7 +22,7 @@ import { NextTurn, type Step } from "./next-turn.js";
 export function finishTurn(run: Run, message: AssistantMessage, batch: ToolBatchResult, hasMoreToolCalls: boolean): Observable<Step> {
   const lastTurn = run.turnContext(message, batch.messages);
   const decided = (decision: AgentTurnDecision | undefined | void): Observable<Step> =>
-    concat(
+    sequence(
       run.emitter.one({ type: "turn_end", message, toolResults: batch.messages }),
       defer(() => nextStep(run, lastTurn, decision, hasMoreToolCalls)),
     );
@@ -49,7 +50,7 @@ function nextStep(run: Run, lastTurn: AgentTurnContext, decision: AgentTurnDecis
 
 /** An error or aborted response ends the run; `finishTurn` is told but cannot keep it going (SPEC L6). */
 export function hardExit(run: Run, message: AssistantMessage): Observable<Step> {
-  const close = (): Observable<Step> => concat(run.emitter.one({ type: "turn_end", message, toolResults: [] }), endRun(run));
+  const close = (): Observable<Step> => sequence(run.emitter.one({ type: "turn_end", message, toolResults: [] }), endRun(run));
   const hook = run.config.finishTurn;
   if (!hook) return close();
   return defer(() => andThen(maybeAsync(() => hook(run.turnContext(message, []), run.signal), "error"), close));

@@ -12,7 +12,8 @@
  *
  * @module
  */
-import { concat, defer, EMPTY, type Observable } from "rxjs";
+import { defer, EMPTY, type Observable } from "rxjs";
+import { sequence } from "../rx/sequence.js";
 import type { AssistantMessage, Message, StreamOptions, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import { andThen, maybeAsync } from "../rx/maybe-async.js";
@@ -28,7 +29,7 @@ import { finishTurn, hardExit } from "./turn-end.js";
 
 /** One turn. Ends with the next turn's {@link NextTurn} or with `agent_end`. */
 export function turn(run: Run, next: NextTurn): Observable<Step> {
-  const open = (messages: AgentMessage[]): Observable<Step> => concat(appendMessages(run, messages), defer(() => request(run)));
+  const open = (messages: AgentMessage[]): Observable<Step> => sequence(appendMessages(run, messages), defer(() => request(run)));
   return next.lastTurn ? betweenTurns(run, next.lastTurn, next.pending, open) : open(next.pending);
 }
 
@@ -52,7 +53,7 @@ export function appendMessages(run: Run, messages: readonly AgentMessage[]): Obs
 function betweenTurns(run: Run, lastTurn: AgentTurnContext, pending: AgentMessage[], then: (messages: AgentMessage[]) => Observable<Step>): Observable<Step> {
   const opened = (prepared: AgentMessage[]): Observable<Step> => {
     const start = (queued: AgentMessage[]): Observable<Step> =>
-      concat(run.emitter.one({ type: "turn_start" }), defer(() => then(prepared.length > 0 ? [...prepared, ...queued] : queued)));
+      sequence(run.emitter.one({ type: "turn_start" }), defer(() => then(prepared.length > 0 ? [...prepared, ...queued] : queued)));
     return pending.length === 0 ? poll(run, run.steering, start) : start(pending);
   };
   const hook = run.config.prepareNextTurn;

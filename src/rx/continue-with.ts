@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { concat, defer, EmptyError, type Observable, type OperatorFunction, tap, throwError } from "rxjs";
+import { EmptyError, Observable, type OperatorFunction } from "rxjs";
+import { LinkedObserver } from "./linked-observer.js";
 
 /**
  * Mirrors the source; when it completes, subscribes to `project(last)`, where `last` is the
@@ -25,18 +26,28 @@ import { concat, defer, EmptyError, type Observable, type OperatorFunction, tap,
  */
 export function continueWith<T, R>(project: (last: T) => Observable<R>): OperatorFunction<T, T | R> {
   return (source) =>
-    defer(() => {
+    new Observable<T | R>((subscriber) => {
       let seen = false;
       let last: T;
-      const mirrored = source.pipe(
-        tap((value) => {
+      const mirror = new LinkedObserver<T>({
+        next: (value) => {
           seen = true;
           last = value;
-        }),
-      );
-      return concat(
-        mirrored,
-        defer(() => (seen ? project(last) : throwError(() => new EmptyError()))),
-      );
+          subscriber.next(value);
+        },
+        error: (error) => subscriber.error(error),
+        complete: () => {
+          if (!seen) return subscriber.error(new EmptyError());
+          let next: Observable<R>;
+          try {
+            next = project(last);
+          } catch (error) {
+            return subscriber.error(error);
+          }
+          next.subscribe(subscriber);
+        },
+      });
+      subscriber.add(mirror);
+      source.subscribe(mirror);
     });
 }

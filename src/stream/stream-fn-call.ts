@@ -95,8 +95,9 @@ export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmCo
         upstream?.unsubscribe();
         observer.final(event);
       },
-      error: (error: unknown) => fail(failureOf("errored", error)),
-      complete: () => fail(new StreamFnFailure("incomplete", `Provider stream ended without a final "done" or "error" event.`)),
+      // Checked before building the failure: a synchronous provider still completes after its final event.
+      error: (error: unknown) => done || fail(failureOf("errored", error)),
+      complete: () => done || fail(new StreamFnFailure("incomplete", `Provider stream ended without a final "done" or "error" event.`)),
     });
     if (done) upstream.unsubscribe();
   };

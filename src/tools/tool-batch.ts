@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { concat, concatMap, defer, EMPTY, from, mergeMap, type Observable, of } from "rxjs";
+import { concatMap, defer, EMPTY, from, mergeMap, type Observable, of } from "rxjs";
+import { sequence } from "../rx/sequence.js";
 import type { ToolCall, ToolResultMessage } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import type { Emitter } from "../loop/emitter.js";
@@ -106,7 +107,7 @@ function oneByOne<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: T
   const outcomes: ToolCallOutcome[] = [];
   const messages: ToolResultMessage[] = [];
   const complete = (outcome: ToolCallOutcome): Observable<AgentEvent> =>
-    concat(
+    sequence(
       emitter.one(endEvent(outcome)),
       defer(() => {
         const message = toolResultMessage(outcome, env.now());
@@ -117,13 +118,13 @@ function oneByOne<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: T
     );
   const calling = from(calls).pipe(
     concatMap((call, index) =>
-      concat(
+      sequence(
         emitter.one(startEvent(call)),
         preflight(call, index, duplicates, env).pipe(concatMap((preparation) => (preparation.kind === "immediate" ? complete(preparation.outcome) : runPrepared(preparation, env, emitter, complete)))),
       ),
     ),
   );
-  return concat(calling, defer(() => then(batchResult(messages, outcomes))));
+  return sequence(calling, defer(() => then(batchResult(messages, outcomes))));
 }
 
 /** Parallel: preflight all in source order, execute the allowed calls together, then the result messages in source order. */
@@ -143,7 +144,7 @@ function preflightAll<T>(
   const preparations: ToolCallPreparation[] = new Array(calls.length);
   const preparing = from(calls).pipe(
     concatMap((call, index) =>
-      concat(
+      sequence(
         emitter.one(startEvent(call)),
         preflight(call, index, duplicates, env).pipe(
           concatMap((preparation) => {
@@ -154,7 +155,7 @@ function preflightAll<T>(
       ),
     ),
   );
-  return concat(preparing, defer(() => then(preparations)));
+  return sequence(preparing, defer(() => then(preparations)));
 }
 
 function executeAll<T>(
@@ -175,7 +176,7 @@ function executeAll<T>(
       return runPrepared(preparation, env, emitter, complete);
     }),
   );
-  return concat(executing, defer(() => then(outcomes as ToolCallOutcome[])));
+  return sequence(executing, defer(() => then(outcomes as ToolCallOutcome[])));
 }
 
 function resultsInSourceOrder<T>(outcomes: readonly ToolCallOutcome[], env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
@@ -187,7 +188,7 @@ function resultsInSourceOrder<T>(outcomes: readonly ToolCallOutcome[], env: Tool
       return resultMessageEvents(emitter, message);
     }),
   );
-  return concat(reporting, defer(() => then(batchResult(messages, outcomes))));
+  return sequence(reporting, defer(() => then(batchResult(messages, outcomes))));
 }
 
 /** Every call of a message cut at the token limit gets an error result, none runs (SPEC L9). */
@@ -199,9 +200,9 @@ export function failTruncatedToolCalls<T>(calls: readonly ToolCall[], env: ToolC
         const outcome = errorOutcome(call, truncatedToolCallText(call.name));
         const message = toolResultMessage(outcome, env.now());
         messages.push(message);
-        return concat(emitter.one(startEvent(call)), emitter.one(endEvent(outcome)), resultMessageEvents(emitter, message));
+        return sequence(emitter.one(startEvent(call)), emitter.one(endEvent(outcome)), resultMessageEvents(emitter, message));
       }),
     );
-    return concat(failing, defer(() => then({ messages, terminate: false })));
+    return sequence(failing, defer(() => then({ messages, terminate: false })));
   });
 }
