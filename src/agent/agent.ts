@@ -5,18 +5,19 @@
  *
  * @module
  */
-import { concat, defer, isObservable, map, Observable, Subject, type SchedulerLike, type Subscription } from "rxjs";
-import { assertCanContinue, runAgentLoop } from "../loop/agent-loop.js";
+import { concat, defer, map, Observable, Subject, type SchedulerLike, type Subscription } from "rxjs";
+import { assertCanContinue } from "../loop/agent-loop.js";
 import { type AgentLoopConfig, LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
 import { MessageQueue } from "../loop/message-queue.js";
-import { describeError } from "../model/describe-error.js";
-import type { ImageContent, StreamFn, TextContent, ThinkingBudgets, UserMessage } from "../model/messages.js";
+import type { ImageContent, StreamFn, ThinkingBudgets } from "../model/messages.js";
 import { getCurrentSystemMessage } from "../model/transcript.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
-import { Failure } from "../rx/maybe-async.js";
 import type { ToolExecutionMode } from "../tools/tool-types.js";
 import { AgentStateStore, type AgentInitialState, type AgentState, type AgentStateSnapshot } from "./agent-state.js";
+import { AgentRunner, type RunPlan } from "./agent-runner.js";
+import { AgentQueues } from "./agent-queues.js";
 import { type AgentListener, ListenerBarrier } from "./listener-barrier.js";
+import { type PromptInput, promptMessages, toMessage } from "./prompt-input.js";
 
 export type { AgentListener } from "./listener-barrier.js";
 
@@ -34,16 +35,7 @@ export interface AgentOptions extends LoopHooks {
   scheduler?: SchedulerLike;
 }
 
-/** What `prompt()` accepts: text (with images), one message, or several. */
-export type PromptInput = string | AgentMessage | AgentMessage[];
-
-interface ActiveRun {
-  controller: AbortController;
-  idle: Promise<void>;
-  resolveIdle: () => void;
-  events: Subject<AgentEvent>;
-  subscription?: Subscription;
-}
+export type { PromptInput } from "./prompt-input.js";
 
 // The hooks, as properties: declared by merging with the list they come from (LOOP_HOOKS).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -71,14 +63,10 @@ export class Agent {
 
   private readonly store: AgentStateStore;
   private readonly listeners = new ListenerBarrier();
-  /** `steer()` and `followUp()` are `next`s on these; the queues buffer them for the runs (Q4). */
-  private readonly steering = new Subject<AgentMessage>();
-  private readonly followUps = new Subject<AgentMessage>();
-  private readonly steeringQueue: MessageQueue;
-  private readonly followUpQueue: MessageQueue;
+  private readonly queues: AgentQueues;
   private readonly changes = new Subject<void>();
   private readonly allEvents = new Subject<AgentEvent>();
-  private activeRun: ActiveRun | undefined;
+  private readonly runner: AgentRunner;
 
   /**
    * Every event of every run, as it happens (hot). Subscribe before `prompt()` to see a run
@@ -105,10 +93,8 @@ export class Agent {
     this.sessionId = options.sessionId;
     this.thinkingBudgets = options.thinkingBudgets;
     this.scheduler = options.scheduler;
-    this.steeringQueue = new MessageQueue(options.steeringMode ?? "one-at-a-time");
-    this.followUpQueue = new MessageQueue(options.followUpMode ?? "one-at-a-time");
-    this.steeringQueue.feed(this.steering);
-    this.followUpQueue.feed(this.followUps);
+    this.runner = new AgentRunner(this.store, this.listeners, this.allEvents);
+    this.queues = new AgentQueues(options.steeringMode ?? "one-at-a-time", options.followUpMode ?? "one-at-a-time");
   }
 
   /** The current state. Assigning `messages` or `tools` copies the array. */
@@ -118,18 +104,18 @@ export class Agent {
 
   /** How a steering poll drains the queue. */
   get steeringMode(): QueueMode {
-    return this.steeringQueue.mode;
+    return this.queues.steering.mode;
   }
   set steeringMode(mode: QueueMode) {
-    this.steeringQueue.mode = mode;
+    this.queues.steering.mode = mode;
   }
 
   /** How a follow-up poll drains the queue. */
   get followUpMode(): QueueMode {
-    return this.followUpQueue.mode;
+    return this.queues.followUp.mode;
   }
   set followUpMode(mode: QueueMode) {
-    this.followUpQueue.mode = mode;
+    this.queues.followUp.mode = mode;
   }
 
   /**
@@ -142,12 +128,12 @@ export class Agent {
 
   /** Queues a message for after the current turn (never inside a tool batch). */
   steer(message: AgentMessage | string): void {
-    this.steering.next(this.toMessage(message));
+    this.queues.steer(this.toMessage(message));
   }
 
   /** Queues a message for when the agent would otherwise stop. */
   followUp(message: AgentMessage | string): void {
-    this.followUps.next(this.toMessage(message));
+    this.queues.queueFollowUp(this.toMessage(message));
   }
 
   /**
@@ -162,56 +148,54 @@ export class Agent {
    * ```
    */
   steerFrom(messages: Observable<AgentMessage | string>): Subscription {
-    return messages.pipe(map((message) => this.toMessage(message))).subscribe((message) => this.steering.next(message));
+    return this.queues.steerFrom(messages.pipe(map((message) => this.toMessage(message))));
   }
 
   /** Routes a stream into follow-up (Q4), like {@link Agent.steerFrom}. */
   followUpFrom(messages: Observable<AgentMessage | string>): Subscription {
-    return messages.pipe(map((message) => this.toMessage(message))).subscribe((message) => this.followUps.next(message));
+    return this.queues.followUpFrom(messages.pipe(map((message) => this.toMessage(message))));
   }
 
   clearSteeringQueue(): void {
-    this.steeringQueue.clear();
+    this.queues.steering.clear();
   }
 
   clearFollowUpQueue(): void {
-    this.followUpQueue.clear();
+    this.queues.followUp.clear();
   }
 
   clearAllQueues(): void {
-    this.clearSteeringQueue();
-    this.clearFollowUpQueue();
+    this.queues.clear();
   }
 
   /** Whether either queue holds a message. */
   hasQueuedMessages(): boolean {
-    return this.steeringQueue.size > 0 || this.followUpQueue.size > 0;
+    return this.queues.hasMessages();
   }
 
   /** What the next poll would take: steering first, else follow-up. */
   peekQueuedMessages(): AgentMessage[] {
-    const steering = this.steeringQueue.peek();
-    return steering.length > 0 ? steering : this.followUpQueue.peek();
+    return this.queues.peek();
   }
 
   /** The AbortSignal of the current run, if one is active. */
   get signal(): AbortSignal | undefined {
-    return this.activeRun?.controller.signal;
+    return this.runner.active?.signal;
   }
 
   /** Aborts the current run: it ends with an `aborted` assistant message (SPEC L10). */
   abort(): void {
-    this.activeRun?.controller.abort();
+    this.runner.active?.controller.abort();
   }
 
   /** Resolves when no run is active, after the last run's `agent_end` listeners settled. */
   waitForIdle(): Promise<void> {
-    return this.activeRun?.idle ?? Promise.resolve();
+    return this.runner.active?.idle ?? Promise.resolve();
   }
 
   /** Clears the transcript (keeping the replayed system baseline), the queues and the error. */
   reset(): void {
-    if (this.activeRun) throw new Error("Agent is already processing. Wait for completion before resetting.");
+    if (this.runner.active) throw new Error("Agent is already processing. Wait for completion before resetting.");
     const baseline = getCurrentSystemMessage(this.store.transcript);
     this.clearAllQueues();
     this.store.reset(baseline ? [baseline] : []);
@@ -241,8 +225,8 @@ export class Agent {
    */
   prompt$(input: PromptInput, images?: ImageContent[]): Observable<AgentEvent> {
     return defer(() => {
-      if (this.activeRun) throw new Error("Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.");
-      const messages = this.normalizePrompt(input, images);
+      if (this.runner.active) throw new Error("Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.");
+      const messages = promptMessages(input, this.now(), images);
       if (messages.length === 0) throw new Error("prompt() needs at least one message.");
       return this.run({ prompts: messages });
     });
@@ -251,16 +235,14 @@ export class Agent {
   /** {@link Agent.continue} as an Observable, like {@link Agent.prompt$}. */
   continue$(): Observable<AgentEvent> {
     return defer(() => {
-      if (this.activeRun) throw new Error("Agent is already processing. Wait for completion before continuing.");
+      if (this.runner.active) throw new Error("Agent is already processing. Wait for completion before continuing.");
       const messages = this.store.transcript;
       const last = messages[messages.length - 1] as { role?: string } | undefined;
       if (!last || messages.every((m) => (m as { role?: string }).role === "system")) throw new Error("No messages to continue from");
       if (last.role === "assistant") {
-        // Taken from a queue only once the run exists: a run that cannot start (no streamFn) loses nothing.
-        const steering = this.steeringQueue.peek();
-        if (steering.length > 0) return this.takeAndRun(this.steeringQueue, this.run({ prompts: steering, skipInitialSteeringPoll: true }));
-        const followUp = this.followUpQueue.peek();
-        if (followUp.length > 0) return this.takeAndRun(this.followUpQueue, this.run({ prompts: followUp }));
+        const { steering, followUp } = this.queues;
+        if (steering.size > 0) return this.takeAndRun(steering, (prompts) => this.run({ prompts, skipInitialSteeringPoll: true }));
+        if (followUp.size > 0) return this.takeAndRun(followUp, (prompts) => this.run({ prompts }));
         throw new Error("Cannot continue from message role: assistant");
       }
       assertCanContinue(messages);
@@ -268,10 +250,11 @@ export class Agent {
     });
   }
 
-  /** Drains what `queue.peek()` showed (the run's prompts), then hands back the run. */
-  private takeAndRun(queue: MessageQueue, run: Observable<AgentEvent>): Observable<AgentEvent> {
+  /** Takes the run's prompts from `queue` only once the run exists: a run that cannot start (no streamFn) loses nothing. */
+  private takeAndRun(queue: MessageQueue, run: (prompts: AgentMessage[]) => Observable<AgentEvent>): Observable<AgentEvent> {
+    const started = run(queue.peek());
     queue.drain();
-    return run;
+    return started;
   }
 
   private untilDone(start: () => Observable<AgentEvent>): Promise<void> {
@@ -281,19 +264,7 @@ export class Agent {
   }
 
   private toMessage(message: AgentMessage | string): AgentMessage {
-    return typeof message === "string" ? this.userMessage(message) : message;
-  }
-
-  private userMessage(text: string, images: ImageContent[] = []): UserMessage {
-    const content: (TextContent | ImageContent)[] = [{ type: "text", text }, ...images];
-    return { role: "user", content, timestamp: this.now() };
-  }
-
-  private normalizePrompt(input: PromptInput, images?: ImageContent[]): AgentMessage[] {
-    if (typeof input === "string") return [this.userMessage(input, images)];
-    if (Array.isArray(input)) return input.slice();
-    if (input === null || typeof input !== "object") throw new TypeError("prompt() takes text, a message, or an array of messages.");
-    return [input];
+    return toMessage(message, this.now());
   }
 
   private now(): number {
@@ -304,8 +275,8 @@ export class Agent {
     const config: AgentLoopConfig = {
       model: this.store.model,
       toolExecution: this.toolExecution,
-      getSteeringMessages: () => this.steeringQueue.drain(),
-      getFollowUpMessages: () => this.followUpQueue.drain(),
+      getSteeringMessages: () => this.queues.steering.drain(),
+      getFollowUpMessages: () => this.queues.followUp.drain(),
     };
     if (this.store.thinkingLevel !== "off") config.reasoning = this.store.thinkingLevel;
     if (this.sessionId !== undefined) config.sessionId = this.sessionId;
@@ -316,75 +287,9 @@ export class Agent {
   }
 
   /** One run, owned by the Agent: a subscriber leaving only aborts it, the run still settles. */
-  private run(plan: { prompts?: AgentMessage[]; skipInitialSteeringPoll?: boolean }): Observable<AgentEvent> {
+  private run(plan: RunPlan): Observable<AgentEvent> {
     const streamFn = this.streamFn;
     if (!streamFn) throw new Error("The Agent has no streamFn: pass one in the options or assign agent.streamFn.");
-    const events = new Subject<AgentEvent>();
-    let resolveIdle!: () => void;
-    const idle = new Promise<void>((resolve) => (resolveIdle = resolve));
-    const run: ActiveRun = { controller: new AbortController(), idle, resolveIdle, events };
-    return new Observable<AgentEvent>((subscriber) => {
-      const forwarding = events.subscribe(subscriber);
-      // Registered before the run begins: a subscriber that leaves inside `next` while a
-      // synchronous run is still in `begin` aborts it there, not after it ran to the end (issue 7).
-      subscriber.add(() => {
-        forwarding.unsubscribe();
-        if (this.activeRun === run) run.controller.abort();
-      });
-      this.begin(run, streamFn, plan);
-    });
+    return this.runner.run(plan, streamFn, () => this.loopConfig());
   }
-
-  private begin(run: ActiveRun, streamFn: StreamFn, plan: { prompts?: AgentMessage[]; skipInitialSteeringPoll?: boolean }): void {
-    this.activeRun = run;
-    this.store.beginRun();
-    const loop = runAgentLoop({
-      prompts: plan.prompts,
-      context: { messages: this.store.transcript.slice(), tools: this.store.tools.slice() },
-      config: this.loopConfig(),
-      signal: run.controller.signal,
-      streamFn,
-      emit: (event) => this.process(event, run),
-      skipInitialSteeringPoll: plan.skipInitialSteeringPoll,
-    });
-    run.subscription = loop.subscribe({
-      next: (event) => run.events.next(event),
-      // The loop normalizes failures itself (SPEC A6); an error here is a bug, reported as the run's error.
-      error: (error) => {
-        this.store.errorMessage = describeError(error);
-        this.finish(run);
-      },
-      complete: () => this.finish(run),
-    });
-  }
-
-  /**
-   * Reduce first, then tell `events$`, then await the listeners in order (SPEC A4, A5). The first
-   * listener failure fails the run (SPEC A6) once every listener has seen the event; after
-   * `agent_end` the run is over, so a failure there is recorded in `errorMessage` instead.
-   */
-  private process(event: AgentEvent, run: ActiveRun): void | Observable<unknown> {
-    this.store.reduce(event);
-    this.allEvents.next(event);
-    const outcome = this.listeners.notify(event, run.controller.signal);
-    const settle = event.type === "agent_end" ? (failed: Failure | undefined) => this.recordEndFailure(failed) : throwFailure;
-    if (!isObservable(outcome)) return settle(outcome);
-    return outcome.pipe(map(settle));
-  }
-
-  private recordEndFailure(failed: Failure | undefined): void {
-    if (failed) this.store.errorMessage = `A listener failed on agent_end: ${describeError(failed.error)}`;
-  }
-
-  private finish(run: ActiveRun): void {
-    if (this.activeRun !== run) return;
-    this.activeRun = undefined;
-    this.store.endRun();
-    run.events.complete();
-    run.resolveIdle();
-  }
-}
-
-function throwFailure(failed: Failure | undefined): void {
-  if (failed) throw failed.error;
 }

@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { Observable, type Unsubscribable } from "rxjs";
+import { Observable, type Subscriber, type TeardownLogic, type Unsubscribable } from "rxjs";
 import { failedAssistantMessage } from "../model/assistant-message.js";
 import type { AssistantMessage, AssistantMessageEvent, Message, Model, StreamFn, StreamOptions } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
-import { observeStreamFn } from "./stream-fn-call.js";
+import { observeStreamFn, type StreamFnFailure, type StreamFnObserver } from "./stream-fn-call.js";
 
 /** One provider request. */
 export interface AssistantRequest {
@@ -51,86 +51,114 @@ function isAssistantMessage(value: unknown): value is AssistantMessage {
  * ```
  */
 export function streamAssistantResponse(request: AssistantRequest): Observable<AgentEvent> {
-  return new Observable<AgentEvent>((subscriber) => {
-    const { model, options, now, onUpdate } = request;
-    const { signal } = options;
-    let partial: AssistantMessage | undefined;
-    let finished = false;
-    let provider: Unsubscribable | undefined;
+  return new Observable<AgentEvent>((subscriber) => new AssistantResponse(request, subscriber).start());
+}
 
-    const end = (message: AssistantMessage): void => {
-      if (finished) return;
-      finished = true;
-      signal.removeEventListener("abort", onAbort);
-      provider?.unsubscribe();
-      if (!partial) subscriber.next({ type: "message_start", message });
-      subscriber.next({ type: "message_end", message });
-      subscriber.complete();
-    };
-    // Checked before building the message: a synchronous provider still completes after `done`.
-    const fail = (errorMessage: string): void => {
-      if (!finished) end(failedAssistantMessage(model, errorMessage, signal.aborted ? "aborted" : "error", now(), partial));
-    };
-    function onAbort(): void {
-      end(failedAssistantMessage(model, ABORTED_RESPONSE_TEXT, "aborted", now(), partial));
-    }
+/** One response being assembled: the provider's events in, the message's lifecycle events out. */
+class AssistantResponse implements StreamFnObserver {
+  private partial: AssistantMessage | undefined;
+  private finished = false;
+  private provider: Unsubscribable | undefined;
+  private readonly signal: AbortSignal;
 
-    const onEvent = (event: AssistantMessageEvent): void => {
-      if (finished) return;
-      switch (event?.type) {
-        case "start":
-          if (partial) return fail(`Provider protocol violation: a second "start" event arrived.`);
-          if (!isAssistantMessage(event.partial)) return fail(`Provider protocol violation: "start" carried no assistant message.`);
-          partial = event.partial;
-          subscriber.next({ type: "message_start", message: partial });
-          return;
-        case "text_start":
-        case "text_delta":
-        case "text_end":
-        case "thinking_start":
-        case "thinking_delta":
-        case "thinking_end":
-        case "toolcall_start":
-        case "toolcall_delta":
-        case "toolcall_end":
-          if (!partial) return fail(`Provider protocol violation: "${event.type}" arrived before "start".`);
-          // pi-ai providers mutate one message in place: the same object needs no re-check.
-          if (event.partial !== partial && isAssistantMessage(event.partial)) partial = event.partial;
-          if (onUpdate) onUpdate({ type: "message_update", message: partial, assistantMessageEvent: event });
-          else subscriber.next({ type: "message_update", message: partial, assistantMessageEvent: event });
-          return;
-        default:
-          // Unknown event types are extensions we do not understand; they change nothing.
-          return;
-      }
-    };
-    const onFinal = (event: AssistantMessageEvent): void => {
-      if (event.type === "done") {
-        if (!isAssistantMessage(event.message)) return fail(`Provider protocol violation: "done" carried no assistant message.`);
-        return end(event.message);
-      }
-      if (event.type !== "error") return;
-      if (!isAssistantMessage(event.error)) return fail(`Provider reported an error without a final message.`);
-      const message = event.error;
-      const stopReason = message.stopReason === "aborted" || event.reason === "aborted" ? "aborted" : "error";
-      end(message.stopReason === stopReason && message.errorMessage ? message : { ...message, stopReason, errorMessage: message.errorMessage || "Provider reported an error" });
-    };
+  constructor(
+    private readonly request: AssistantRequest,
+    private readonly subscriber: Subscriber<AgentEvent>,
+  ) {
+    this.signal = request.options.signal;
+  }
 
+  /** Calls the provider, unless the signal already fired. Returns the teardown. */
+  start(): TeardownLogic {
+    const { request, signal } = this;
     if (signal.aborted) {
-      onAbort();
+      this.onAbort();
       return undefined;
     }
-    signal.addEventListener("abort", onAbort);
-    provider = observeStreamFn(request.streamFn, model, { messages: request.messages }, options, {
-      event: onEvent,
-      final: onFinal,
-      failure: (failure) => fail(failure.message),
-    });
-    if (finished) provider.unsubscribe();
+    signal.addEventListener("abort", this.onAbort);
+    this.provider = observeStreamFn(request.streamFn, request.model, { messages: request.messages }, request.options, this);
+    if (this.finished) this.provider.unsubscribe();
     return () => {
-      finished = true;
-      signal.removeEventListener("abort", onAbort);
-      provider?.unsubscribe();
+      this.finished = true;
+      signal.removeEventListener("abort", this.onAbort);
+      this.provider?.unsubscribe();
     };
-  });
+  }
+
+  /** Every provider event before the final one. */
+  event(event: AssistantMessageEvent): void {
+    if (this.finished) return;
+    switch (event?.type) {
+      case "start":
+        if (this.partial) return this.fail(`Provider protocol violation: a second "start" event arrived.`);
+        if (!isAssistantMessage(event.partial)) return this.fail(`Provider protocol violation: "start" carried no assistant message.`);
+        this.partial = event.partial;
+        this.subscriber.next({ type: "message_start", message: this.partial });
+        return;
+      case "text_start":
+      case "text_delta":
+      case "text_end":
+      case "thinking_start":
+      case "thinking_delta":
+      case "thinking_end":
+      case "toolcall_start":
+      case "toolcall_delta":
+      case "toolcall_end":
+        return this.update(event);
+      default:
+        // Unknown event types are extensions we do not understand; they change nothing.
+        return;
+    }
+  }
+
+  /** A content event: one `message_update` with the partial (replaced, never copied: SPEC L5). */
+  private update(event: AssistantMessageEvent & { partial: AssistantMessage }): void {
+    let partial = this.partial;
+    if (!partial) return this.fail(`Provider protocol violation: "${event.type}" arrived before "start".`);
+    // pi-ai providers mutate one message in place: the same object needs no re-check.
+    if (event.partial !== partial && isAssistantMessage(event.partial)) partial = this.partial = event.partial;
+    const update: AgentEvent = { type: "message_update", message: partial, assistantMessageEvent: event };
+    if (this.request.onUpdate) this.request.onUpdate(update);
+    else this.subscriber.next(update);
+  }
+
+  /** The provider's `done` or `error` event. */
+  final(event: AssistantMessageEvent): void {
+    if (event.type === "done") {
+      if (!isAssistantMessage(event.message)) return this.fail(`Provider protocol violation: "done" carried no assistant message.`);
+      return this.end(event.message);
+    }
+    if (event.type !== "error") return;
+    if (!isAssistantMessage(event.error)) return this.fail(`Provider reported an error without a final message.`);
+    const message = event.error;
+    const stopReason = message.stopReason === "aborted" || event.reason === "aborted" ? "aborted" : "error";
+    this.end(message.stopReason === stopReason && message.errorMessage ? message : { ...message, stopReason, errorMessage: message.errorMessage || "Provider reported an error" });
+  }
+
+  /** The call failed (threw, rejected, errored, ended without a final event). */
+  failure(failure: StreamFnFailure): void {
+    this.fail(failure.message);
+  }
+
+  /** An abort the provider did not answer itself ends the response with what streamed so far. */
+  private readonly onAbort = (): void => {
+    this.end(failedAssistantMessage(this.request.model, ABORTED_RESPONSE_TEXT, "aborted", this.request.now(), this.partial));
+  };
+
+  // Checked before building the message: a synchronous provider still completes after `done`.
+  private fail(errorMessage: string): void {
+    if (this.finished) return;
+    const { request, signal } = this;
+    this.end(failedAssistantMessage(request.model, errorMessage, signal.aborted ? "aborted" : "error", request.now(), this.partial));
+  }
+
+  private end(message: AssistantMessage): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.signal.removeEventListener("abort", this.onAbort);
+    this.provider?.unsubscribe();
+    if (!this.partial) this.subscriber.next({ type: "message_start", message });
+    this.subscriber.next({ type: "message_end", message });
+    this.subscriber.complete();
+  }
 }

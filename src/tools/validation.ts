@@ -14,7 +14,7 @@ const compiled = new WeakMap<object, ValidateFunction>();
 /**
  * Validators by schema content. ajv keeps everything it compiles (its cache and code scope) for
  * the life of the instance, so compiling once per schema *object* grew without bound when an app
- * builds its tools per Agent (issue 7 soak: ~6 KB per Agent). Equal schemas share one validator.
+ * builds its tools per Agent (the soak test: ~6 KB per Agent). Equal schemas share one validator.
  */
 const byContent = new Map<string, ValidateFunction>();
 

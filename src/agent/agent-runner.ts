@@ -1,0 +1,106 @@
+/**
+ * How an `Agent` runs the loop (SPEC A4–A6, L11): one run at a time, every event reduced into
+ * the state first, then told to `events$`, then to the listeners, whom the loop waits for.
+ *
+ * @module
+ */
+import { isObservable, map, Observable, type Subject } from "rxjs";
+import { runAgentLoop } from "../loop/agent-loop.js";
+import type { AgentLoopConfig } from "../loop/loop-config.js";
+import { describeError } from "../model/describe-error.js";
+import type { StreamFn } from "../model/messages.js";
+import type { AgentEvent, AgentMessage } from "../model/types.js";
+import type { Failure } from "../rx/maybe-async.js";
+import { ActiveRun } from "./active-run.js";
+import type { AgentStateStore } from "./agent-state.js";
+import type { ListenerBarrier } from "./listener-barrier.js";
+
+/** What a run starts with: prompts, or none for a continuation. */
+export interface RunPlan {
+  prompts?: AgentMessage[];
+  /** The run's prompts are a steering batch `continue()` took: no second steering poll at its start. */
+  skipInitialSteeringPoll?: boolean;
+}
+
+/** Runs the loop for an `Agent` and owns the run that is active. */
+export class AgentRunner {
+  /** The run in progress, until its `agent_end` listeners settled. */
+  active: ActiveRun | undefined;
+
+  constructor(
+    private readonly store: AgentStateStore,
+    private readonly listeners: ListenerBarrier,
+    private readonly events: Subject<AgentEvent>,
+  ) {}
+
+  /**
+   * A run as an Observable: subscribing starts it; the run's events arrive as they happen; it
+   * completes when the Agent is idle again; unsubscribing aborts it, and it still settles.
+   * `config` is read when the run starts.
+   */
+  run(plan: RunPlan, streamFn: StreamFn, config: () => AgentLoopConfig): Observable<AgentEvent> {
+    const run = new ActiveRun();
+    return new Observable<AgentEvent>((subscriber) => {
+      const forwarding = run.events.subscribe(subscriber);
+      // Registered before the run begins: a subscriber that leaves inside `next` while a
+      // synchronous run is still in `begin` aborts it there, not after it ran to the end.
+      subscriber.add(() => {
+        forwarding.unsubscribe();
+        if (this.active === run) run.controller.abort();
+      });
+      this.begin(run, plan, streamFn, config());
+    });
+  }
+
+  private begin(run: ActiveRun, plan: RunPlan, streamFn: StreamFn, config: AgentLoopConfig): void {
+    this.active = run;
+    this.store.beginRun();
+    const loop = runAgentLoop({
+      prompts: plan.prompts,
+      context: { messages: this.store.transcript.slice(), tools: this.store.tools.slice() },
+      config,
+      signal: run.signal,
+      streamFn,
+      emit: (event) => this.process(event, run),
+      skipInitialSteeringPoll: plan.skipInitialSteeringPoll,
+    });
+    run.subscription = loop.subscribe({
+      next: (event) => run.events.next(event),
+      // The loop normalizes failures itself (SPEC A6); an error here is a bug, reported as the run's error.
+      error: (error) => {
+        this.store.errorMessage = describeError(error);
+        this.finish(run);
+      },
+      complete: () => this.finish(run),
+    });
+  }
+
+  /**
+   * Reduce first, then tell `events$`, then await the listeners in order (SPEC A4, A5). The first
+   * listener failure fails the run (SPEC A6) once every listener has seen the event; after
+   * `agent_end` the run is over, so a failure there is recorded in `errorMessage` instead.
+   */
+  private process(event: AgentEvent, run: ActiveRun): void | Observable<unknown> {
+    this.store.reduce(event);
+    this.events.next(event);
+    const outcome = this.listeners.notify(event, run.signal);
+    const settle = event.type === "agent_end" ? (failed: Failure | undefined) => this.recordEndFailure(failed) : throwFailure;
+    if (!isObservable(outcome)) return settle(outcome);
+    return outcome.pipe(map(settle));
+  }
+
+  private recordEndFailure(failed: Failure | undefined): void {
+    if (failed) this.store.errorMessage = `A listener failed on agent_end: ${describeError(failed.error)}`;
+  }
+
+  private finish(run: ActiveRun): void {
+    if (this.active !== run) return;
+    this.active = undefined;
+    this.store.endRun();
+    run.finish();
+  }
+}
+
+function throwFailure(failed: Failure | undefined): void {
+  if (failed) throw failed.error;
+}
