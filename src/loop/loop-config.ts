@@ -120,7 +120,7 @@ export type LoopHooks = Pick<AgentLoopConfig, LoopHookName>;
  * Every key of {@link AgentLoopConfig} the loop reads itself. The provider gets all the others
  * (SPEC M3): `reasoning`, `apiKey`, `sessionId`, `scheduler`, and any option of its own.
  */
-export const LOOP_KEYS: ReadonlySet<string> = new Set<keyof AgentLoopConfig>([
+export const LOOP_KEYS = [
   ...LOOP_HOOKS,
   "model",
   "toolExecution",
@@ -130,4 +130,7 @@ export const LOOP_KEYS: ReadonlySet<string> = new Set<keyof AgentLoopConfig>([
   "followUp$",
   "steeringMode",
   "followUpMode",
-]);
+] as const satisfies readonly (keyof AgentLoopConfig)[];
+
+/** The name of a key in {@link LOOP_KEYS}. */
+export type LoopKey = (typeof LOOP_KEYS)[number];

@@ -29,10 +29,12 @@ export interface AgentLoopRun {
   skipInitialSteeringPoll?: boolean;
 }
 
+const LOOP_KEY_SET: ReadonlySet<string> = new Set(LOOP_KEYS);
+
 /** The provider's share of the config: everything that is not read by the loop itself. */
 function streamOptionsOf(config: AgentLoopConfig): StreamOptions {
   const options: StreamOptions = {};
-  for (const key of Object.keys(config)) if (!LOOP_KEYS.has(key)) options[key] = (config as unknown as Record<string, unknown>)[key];
+  for (const key of Object.keys(config)) if (!LOOP_KEY_SET.has(key)) options[key] = (config as unknown as Record<string, unknown>)[key];
   return options;
 }
 

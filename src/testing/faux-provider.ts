@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { Observable, type SchedulerLike } from "rxjs";
-import { emptyAssistantMessage, emptyUsage } from "../model/assistant-message.js";
+import { Observable, type SchedulerLike, type Subscriber, type TeardownLogic } from "rxjs";
+import { emptyAssistantMessage } from "../model/assistant-message.js";
 import type {
   AssistantMessage,
   AssistantMessageEvent,
@@ -20,6 +20,7 @@ import type {
   ToolCall,
   Usage,
 } from "../model/messages.js";
+import { HANG, replyEvents } from "./faux-events.js";
 
 /** One request the provider received. */
 export interface FauxRequest {
@@ -85,93 +86,6 @@ export function fauxToolCall(name: string, args: Record<string, unknown> = {}, i
   return { type: "toolCall", id, name, arguments: args };
 }
 
-function chunks(text: string, size: number): string[] {
-  if (text.length === 0) return [];
-  const parts: string[] = [];
-  for (let i = 0; i < text.length; i += size) parts.push(text.slice(i, i + size));
-  return parts;
-}
-
-function tryParse(json: string): Record<string, unknown> {
-  try {
-    const value = JSON.parse(json);
-    return value && typeof value === "object" ? value : {};
-  } catch {
-    return {};
-  }
-}
-
-/** The protocol events that stream `reply`, each `partial` a snapshot of the message so far. */
-function* replyEvents(reply: FauxReply, model: Model, timestamp: number, chunkSize: number): Generator<AssistantMessageEvent> {
-  const blocks = typeof reply.content === "string" ? [fauxText(reply.content)] : reply.content;
-  const hasToolCalls = blocks.some((block) => block.type === "toolCall");
-  const stopReason = reply.stopReason ?? (hasToolCalls ? "toolUse" : "stop");
-  let message: AssistantMessage = {
-    role: "assistant",
-    content: [],
-    api: model.api,
-    provider: model.provider,
-    model: model.id,
-    usage: { ...emptyUsage(), ...reply.usage },
-    stopReason: "stop",
-    timestamp,
-  };
-  const withBlock = (index: number, block: TextContent | ThinkingContent | ToolCall): AssistantMessage => {
-    const content = message.content.slice();
-    content[index] = block;
-    message = { ...message, content };
-    return message;
-  };
-  yield { type: "start", partial: message };
-  for (const block of blocks) {
-    const index = message.content.length;
-    if (block.type === "text") {
-      yield { type: "text_start", contentIndex: index, partial: withBlock(index, { ...block, text: "" }) };
-      let text = "";
-      for (const delta of chunks(block.text, chunkSize)) {
-        text += delta;
-        yield { type: "text_delta", contentIndex: index, delta, partial: withBlock(index, { ...block, text }) };
-      }
-      yield { type: "text_end", contentIndex: index, content: block.text, partial: withBlock(index, block) };
-    } else if (block.type === "thinking") {
-      yield { type: "thinking_start", contentIndex: index, partial: withBlock(index, { ...block, thinking: "" }) };
-      let thinking = "";
-      for (const delta of chunks(block.thinking, chunkSize)) {
-        thinking += delta;
-        yield { type: "thinking_delta", contentIndex: index, delta, partial: withBlock(index, { ...block, thinking }) };
-      }
-      yield { type: "thinking_end", contentIndex: index, content: block.thinking, partial: withBlock(index, block) };
-    } else {
-      yield { type: "toolcall_start", contentIndex: index, partial: withBlock(index, { ...block, arguments: {} }) };
-      let json = "";
-      for (const delta of chunks(JSON.stringify(block.arguments), chunkSize)) {
-        json += delta;
-        yield { type: "toolcall_delta", contentIndex: index, delta, partial: withBlock(index, { ...block, arguments: tryParse(json) }) };
-      }
-      yield { type: "toolcall_end", contentIndex: index, toolCall: block, partial: withBlock(index, block) };
-    }
-  }
-  if (reply.fault === "error") throw new Error("fauxProvider: scripted stream error");
-  if (reply.fault === "incomplete") return;
-  if (reply.fault === "hang") {
-    yield* hang();
-    return;
-  }
-  const final: AssistantMessage = { ...message, stopReason };
-  if (stopReason === "error" || stopReason === "aborted") {
-    final.errorMessage = reply.errorMessage ?? (stopReason === "error" ? "Scripted error" : "Request was aborted");
-    yield { type: "error", reason: stopReason, error: final };
-  } else {
-    yield { type: "done", reason: stopReason, message: final };
-  }
-}
-
-/** Marks the point where a `hang` fault stops emitting. */
-const HANG = Symbol("hang");
-function* hang(): Generator<never> {
-  yield HANG as never;
-}
-
 /**
  * A `StreamFn` that plays `script`, one entry per request, as protocol events: text,
  * thinking and tool-call arguments split into deltas of `chunkSize` characters, optionally one
@@ -232,71 +146,90 @@ export function fauxProvider(script: readonly FauxScriptEntry[], options: FauxPr
   });
 }
 
+/** The reply as a cold Observable: synchronous without a scheduler, else one event every `delay` frames. */
 function play(reply: FauxReply, model: Model, streamOptions: StreamOptions, chunkSize: number, options: FauxProviderOptions): Observable<AssistantMessageEvent> {
   return new Observable<AssistantMessageEvent>((subscriber) => {
     const scheduler = options.scheduler;
     const now = scheduler ? scheduler.now() : Date.now();
-    const events = replyEvents(reply, model, now, chunkSize);
+    const playback = new Playback(replyEvents(reply, model, now, chunkSize), subscriber, () => emptyAssistantMessage(model, now));
     const signal = streamOptions.signal;
-    let last: AssistantMessage | undefined;
-    let done = false;
-    const abort = (): void => {
-      if (done) return;
-      done = true;
-      const partial = last ?? emptyAssistantMessage(model, now);
-      subscriber.next({ type: "error", reason: "aborted", error: { ...partial, stopReason: "aborted", errorMessage: "Request was aborted" } });
-      subscriber.complete();
-    };
-    /** Emits the next event; false when the stream is over. */
-    const step = (): boolean => {
-      if (done) return false;
-      let next: IteratorResult<AssistantMessageEvent>;
-      try {
-        next = events.next();
-      } catch (error) {
-        done = true;
-        subscriber.error(error);
-        return false;
-      }
-      if (next.done) {
-        done = true;
-        subscriber.complete();
-        return false;
-      }
-      if ((next.value as unknown) === HANG) return false;
-      if ("partial" in next.value) last = next.value.partial;
-      subscriber.next(next.value);
-      // The stream ends with its final event, not one `delay` later.
-      if (next.value.type === "done" || next.value.type === "error") {
-        done = true;
-        subscriber.complete();
-        return false;
-      }
-      return true;
-    };
     if (signal?.aborted) {
-      abort();
+      playback.abort();
       return undefined;
     }
-    signal?.addEventListener("abort", abort);
+    signal?.addEventListener("abort", playback.abort);
     const cleanup = (): void => {
-      done = true;
-      signal?.removeEventListener("abort", abort);
+      playback.done = true;
+      signal?.removeEventListener("abort", playback.abort);
     };
     if (!scheduler) {
-      while (step());
-      if (done) signal?.removeEventListener("abort", abort);
+      while (playback.step());
+      if (playback.done) signal?.removeEventListener("abort", playback.abort);
       return cleanup;
     }
-    const delay = options.delay ?? 1;
-    // `start` goes out on subscribe; every later event `delay` frames after the previous one.
-    if (!step()) return cleanup;
-    const action = scheduler.schedule(function () {
-      if (step()) this.schedule(undefined, delay);
-    }, delay);
-    return () => {
-      cleanup();
-      action.unsubscribe();
-    };
+    return playScheduled(playback, scheduler, options.delay ?? 1, cleanup);
   });
+}
+
+/** Plays `start` on subscribe and every later event `delay` frames after the previous one. */
+function playScheduled(playback: Playback, scheduler: SchedulerLike, delay: number, cleanup: () => void): TeardownLogic {
+  if (!playback.step()) return cleanup;
+  const action = scheduler.schedule(function () {
+    if (playback.step()) this.schedule(undefined, delay);
+  }, delay);
+  return () => {
+    cleanup();
+    action.unsubscribe();
+  };
+}
+
+/** Feeds a reply's events to one subscriber, an event per `step`, until the stream is over or aborted. */
+class Playback {
+  /** Whether the stream is over: ended, failed, aborted or unsubscribed. */
+  done = false;
+  /** The latest `partial` emitted, for the `aborted` message. */
+  private last: AssistantMessage | undefined;
+
+  constructor(
+    private readonly events: Generator<AssistantMessageEvent>,
+    private readonly subscriber: Subscriber<AssistantMessageEvent>,
+    private readonly emptyMessage: () => AssistantMessage,
+  ) {}
+
+  /** Ends the stream with an `aborted` error event holding what was emitted; an arrow, to be an abort listener. */
+  readonly abort = (): void => {
+    if (this.done) return;
+    this.done = true;
+    const partial = this.last ?? this.emptyMessage();
+    this.subscriber.next({ type: "error", reason: "aborted", error: { ...partial, stopReason: "aborted", errorMessage: "Request was aborted" } });
+    this.subscriber.complete();
+  };
+
+  /** Emits the next event; false when the stream is over (or hangs). */
+  step(): boolean {
+    if (this.done) return false;
+    let next: IteratorResult<AssistantMessageEvent>;
+    try {
+      next = this.events.next();
+    } catch (error) {
+      this.done = true;
+      this.subscriber.error(error);
+      return false;
+    }
+    if (next.done) {
+      this.done = true;
+      this.subscriber.complete();
+      return false;
+    }
+    if ((next.value as unknown) === HANG) return false;
+    if ("partial" in next.value) this.last = next.value.partial;
+    this.subscriber.next(next.value);
+    // The stream ends with its final event, not one `delay` later.
+    if (next.value.type === "done" || next.value.type === "error") {
+      this.done = true;
+      this.subscriber.complete();
+      return false;
+    }
+    return true;
+  }
 }

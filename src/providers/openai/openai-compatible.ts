@@ -109,8 +109,7 @@ async function run(
   emit: (event: AssistantMessageEvent) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const now = () => options.scheduler?.now() ?? Date.now();
-  const builder = new AssistantMessageBuilder(model, now());
+  const builder = new AssistantMessageBuilder(model, now(options));
   // Events already parsed when the signal fires are not delivered: the next one is `aborted`,
   // and its message holds what was delivered.
   let shown: AssistantMessage | undefined;
@@ -120,51 +119,80 @@ async function run(
     if ("partial" in event) shown = event.partial;
   };
   try {
-    const { url, baseUrl, init } = prepareRequest(config, model, context, options);
-    const fetchFn = config.fetch ?? globalThis.fetch;
-
-    let response: Response;
-    try {
-      response = await fetchFn(url, { ...init, signal });
-    } catch (error) {
-      if (signal.aborted) throw error;
-      throw new StreamFailure(`Network error: could not reach ${baseUrl}: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
-    }
-    if (!response.ok) throw await httpFailure(response, now());
-    if (!response.body) throw new StreamFailure(`HTTP ${response.status}: the response has no body`, { kind: "protocol", retryable: false });
-
+    const body = await openStream(config, model, context, options, signal);
     emitLive(builder.start());
-    const reader = new ChatCompletionReader(builder, model);
-    try {
-      for await (const message of readServerSentEvents(response.body)) {
-        const data = message.data.trim();
-        if (data === "[DONE]") break;
-        if (data === "") continue;
-        let chunk: unknown;
-        try {
-          chunk = JSON.parse(data);
-        } catch {
-          throw new StreamFailure(`Malformed JSON in a stream chunk: ${truncate(data, 200)}`, { kind: "protocol", retryable: false });
-        }
-        if (signal.aborted) throw new Error("aborted");
-        for (const event of reader.chunk(chunk)) emitLive(event);
-      }
-    } catch (error) {
-      if (error instanceof StreamFailure || signal.aborted) throw error;
-      throw new StreamFailure(`Network error while streaming the response: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
-    }
-    if (signal.aborted) throw new Error("aborted");
-    for (const event of reader.finish()) emitLive(event);
+    await readStream(body, new ChatCompletionReader(builder, model), emitLive, signal);
   } catch (error) {
-    if (signal.aborted) {
-      const message = failedAssistantMessage(model, "Request was aborted", "aborted", builder.partial.timestamp, shown);
-      emit({ type: "error", reason: "aborted", error: message });
-    } else if (error instanceof StreamFailure) {
-      const event = builder.fail("error", error.message);
-      recordProviderFailure(event.error, error.failure);
-      emit(event);
-    } else {
-      emit(builder.fail("error", `OpenAI-compatible provider failed: ${describeNetworkError(error)}`));
-    }
+    emit(failureEvent(error, model, builder, shown, signal));
   }
+}
+
+/** The time on the request's scheduler, else the wall clock. */
+function now(options: StreamOptions): number {
+  return options.scheduler?.now() ?? Date.now();
+}
+
+/** Sends the request and returns the response's event stream; a network or HTTP failure throws. */
+async function openStream(config: OpenAICompatibleOptions, model: Model, context: LlmContext, options: StreamOptions, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  const { url, baseUrl, init } = prepareRequest(config, model, context, options);
+  const fetchFn = config.fetch ?? globalThis.fetch;
+
+  let response: Response;
+  try {
+    response = await fetchFn(url, { ...init, signal });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new StreamFailure(`Network error: could not reach ${baseUrl}: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
+  }
+  if (!response.ok) throw await httpFailure(response, now(options));
+  if (!response.body) throw new StreamFailure(`HTTP ${response.status}: the response has no body`, { kind: "protocol", retryable: false });
+  return response.body;
+}
+
+/**
+ * Emits the events of every chunk up to `[DONE]` or the end of the stream, then the closing
+ * ones. A broken connection or a malformed chunk throws `StreamFailure`; an abort throws too.
+ */
+async function readStream(body: ReadableStream<Uint8Array>, reader: ChatCompletionReader, emitLive: (event: AssistantMessageEvent) => void, signal: AbortSignal): Promise<void> {
+  try {
+    for await (const message of readServerSentEvents(body)) {
+      const data = message.data.trim();
+      if (data === "[DONE]") break;
+      if (data === "") continue;
+      const chunk = parseChunk(data);
+      if (signal.aborted) throw new Error("aborted");
+      for (const event of reader.chunk(chunk)) emitLive(event);
+    }
+  } catch (error) {
+    if (error instanceof StreamFailure || signal.aborted) throw error;
+    throw new StreamFailure(`Network error while streaming the response: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
+  }
+  if (signal.aborted) throw new Error("aborted");
+  for (const event of reader.finish()) emitLive(event);
+}
+
+/** One chunk's JSON; throws `StreamFailure` when it is malformed. */
+function parseChunk(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw new StreamFailure(`Malformed JSON in a stream chunk: ${truncate(data, 200)}`, { kind: "protocol", retryable: false });
+  }
+}
+
+/**
+ * The final event for a request that failed or was aborted. An abort keeps only what was
+ * delivered (`shown`), not what was parsed after the signal fired.
+ */
+function failureEvent(error: unknown, model: Model, builder: AssistantMessageBuilder, shown: AssistantMessage | undefined, signal: AbortSignal): AssistantMessageEvent {
+  if (signal.aborted) {
+    const message = failedAssistantMessage(model, "Request was aborted", "aborted", builder.partial.timestamp, shown);
+    return { type: "error", reason: "aborted", error: message };
+  }
+  if (error instanceof StreamFailure) {
+    const event = builder.fail("error", error.message);
+    recordProviderFailure(event.error, error.failure);
+    return event;
+  }
+  return builder.fail("error", `OpenAI-compatible provider failed: ${describeNetworkError(error)}`);
 }

@@ -124,76 +124,123 @@ function isModel(value: unknown): value is Model {
  */
 export function createProxyHandler(options: ProxyHandlerOptions): (request: Request) => Promise<Response> {
   return async (request) => {
-    if (request.method !== "POST") return json(405, { error: "Method not allowed: POST a stream request" }, { allow: "POST" });
-
-    const token = bearer(request);
-    const allowed = options.authorize
-      ? await options.authorize(token, request)
-      : options.token !== undefined && token !== undefined && sameToken(token, options.token);
-    if (!allowed) {
-      return json(401, { error: token === undefined ? "Missing bearer token" : "Invalid bearer token" }, { "www-authenticate": 'Bearer realm="rxagent-proxy"' });
-    }
-
-    let body: ProxyRequestBody;
-    try {
-      body = (await request.json()) as ProxyRequestBody;
-    } catch {
-      return json(400, { error: "The request body is not JSON" });
-    }
-    if (!body || !isModel(body.model) || !body.context || !Array.isArray(body.context.messages)) {
-      return json(400, { error: "Expected a JSON body { model: { id, api, provider }, context: { messages: [] }, options? }" });
-    }
-    const model = options.resolveModel ? await options.resolveModel(body.model, request) : body.model;
-    if (!model) return json(403, { error: `Model not allowed: ${body.model.provider}/${body.model.id}` });
-    const apiKey = await options.getApiKey?.(model.provider);
-
-    const upstream = new AbortController();
-    const onClientGone = () => upstream.abort(request.signal.reason);
-    request.signal.addEventListener("abort", onClientGone, { once: true });
-    const streamOptions: StreamOptions = { ...pickOptions(body.options), ...options.streamOptions, signal: upstream.signal };
-    if (apiKey !== undefined) streamOptions.apiKey = apiKey;
-    const context: LlmContext = { messages: body.context.messages };
-
-    let subscription: Subscription | undefined;
-    let closed = false;
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        const encoder = new ProxyEventEncoder();
-        const send = (event: AssistantMessageEvent) => {
-          if (closed) return;
-          controller.enqueue(bytes.encode(`data: ${JSON.stringify(encoder.encode(event))}\n\n`));
-        };
-        const close = () => {
-          if (closed) return;
-          closed = true;
-          request.signal.removeEventListener("abort", onClientGone);
-          controller.close();
-        };
-        const fail = (message: string) => {
-          const reason = upstream.signal.aborted ? "aborted" : "error";
-          send({ type: "error", reason, error: failedAssistantMessage(model, message, reason, streamOptions.scheduler?.now() ?? Date.now()) });
-        };
-        // `callStreamFn` ends the stream at the final event and reports every failure, an
-        // incomplete stream included, as one `StreamFnFailure`.
-        subscription = callStreamFn(options.streamFn, model, context, streamOptions).subscribe({
-          next: send,
-          error: (error: unknown) => {
-            fail(upstreamFailureText(error));
-            close();
-          },
-          complete: close,
-        });
-      },
-      cancel() {
-        closed = true;
-        request.signal.removeEventListener("abort", onClientGone);
-        upstream.abort();
-        subscription?.unsubscribe();
-      },
-    });
+    const accepted = await acceptRequest(options, request);
+    if (accepted instanceof Response) return accepted;
+    const stream = upstreamEventStream(options.streamFn, startUpstreamCall(options, request, accepted));
     return new Response(stream, {
       status: 200,
       headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
     });
   };
+}
+
+/** A request that passed every check: the body, the model to call and its provider key. */
+interface AcceptedRequest {
+  body: ProxyRequestBody;
+  model: Model;
+  apiKey: string | undefined;
+}
+
+/** One upstream call of an accepted request, and the means to end it. */
+interface UpstreamCall {
+  model: Model;
+  context: LlmContext;
+  /** Carries the upstream signal: aborting `upstream` cancels the provider request. */
+  streamOptions: StreamOptions;
+  upstream: AbortController;
+  /** Stops watching the client connection, once the stream is over. */
+  release: () => void;
+}
+
+/**
+ * Checks a request in order (method, bearer token, body, model) and returns what to call, or
+ * the error `Response` of the first check it fails.
+ */
+async function acceptRequest(options: ProxyHandlerOptions, request: Request): Promise<AcceptedRequest | Response> {
+  if (request.method !== "POST") return json(405, { error: "Method not allowed: POST a stream request" }, { allow: "POST" });
+
+  const token = bearer(request);
+  const allowed = options.authorize
+    ? await options.authorize(token, request)
+    : options.token !== undefined && token !== undefined && sameToken(token, options.token);
+  if (!allowed) {
+    return json(401, { error: token === undefined ? "Missing bearer token" : "Invalid bearer token" }, { "www-authenticate": 'Bearer realm="rxagent-proxy"' });
+  }
+
+  const body = await readBody(request);
+  if (body instanceof Response) return body;
+  const model = options.resolveModel ? await options.resolveModel(body.model, request) : body.model;
+  if (!model) return json(403, { error: `Model not allowed: ${body.model.provider}/${body.model.id}` });
+  const apiKey = await options.getApiKey?.(model.provider);
+  return { body, model, apiKey };
+}
+
+/** Parses the request body, or returns the `400` for one that is not a stream request. */
+async function readBody(request: Request): Promise<ProxyRequestBody | Response> {
+  let body: ProxyRequestBody;
+  try {
+    body = (await request.json()) as ProxyRequestBody;
+  } catch {
+    return json(400, { error: "The request body is not JSON" });
+  }
+  if (!body || !isModel(body.model) || !body.context || !Array.isArray(body.context.messages)) {
+    return json(400, { error: "Expected a JSON body { model: { id, api, provider }, context: { messages: [] }, options? }" });
+  }
+  return body;
+}
+
+/** Prepares the upstream call and ties it to the client connection: the client leaving aborts it. */
+function startUpstreamCall(options: ProxyHandlerOptions, request: Request, { body, model, apiKey }: AcceptedRequest): UpstreamCall {
+  const upstream = new AbortController();
+  const onClientGone = () => upstream.abort(request.signal.reason);
+  request.signal.addEventListener("abort", onClientGone, { once: true });
+  const streamOptions: StreamOptions = { ...pickOptions(body.options), ...options.streamOptions, signal: upstream.signal };
+  if (apiKey !== undefined) streamOptions.apiKey = apiKey;
+  const context: LlmContext = { messages: body.context.messages };
+  return { model, context, streamOptions, upstream, release: () => request.signal.removeEventListener("abort", onClientGone) };
+}
+
+/**
+ * The upstream call's events as server-sent events. The stream closes after the final event
+ * (an upstream failure becomes that `error` event); cancelling it aborts the upstream call.
+ */
+function upstreamEventStream(streamFn: StreamFn, call: UpstreamCall): ReadableStream<Uint8Array> {
+  const { model, context, streamOptions, upstream, release } = call;
+  let subscription: Subscription | undefined;
+  let closed = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const encoder = new ProxyEventEncoder();
+      const send = (event: AssistantMessageEvent) => {
+        if (closed) return;
+        controller.enqueue(bytes.encode(`data: ${JSON.stringify(encoder.encode(event))}\n\n`));
+      };
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        release();
+        controller.close();
+      };
+      const fail = (message: string) => {
+        const reason = upstream.signal.aborted ? "aborted" : "error";
+        send({ type: "error", reason, error: failedAssistantMessage(model, message, reason, streamOptions.scheduler?.now() ?? Date.now()) });
+      };
+      // `callStreamFn` ends the stream at the final event and reports every failure, an
+      // incomplete stream included, as one `StreamFnFailure`.
+      subscription = callStreamFn(streamFn, model, context, streamOptions).subscribe({
+        next: send,
+        error: (error: unknown) => {
+          fail(upstreamFailureText(error));
+          close();
+        },
+        complete: close,
+      });
+    },
+    cancel() {
+      closed = true;
+      release();
+      upstream.abort();
+      subscription?.unsubscribe();
+    },
+  });
 }

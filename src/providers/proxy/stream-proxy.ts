@@ -51,68 +51,97 @@ export function streamProxy(config: StreamProxyOptions): StreamFn {
   return (model, context, options) => proxyRequest(config, model, context, options);
 }
 
+/** One request through the proxy as a cold Observable; every outcome ends in one final event. */
 function proxyRequest(config: StreamProxyOptions, model: Model, context: LlmContext, options: StreamOptions): Observable<AssistantMessageEvent> {
   return fromAbortableRun<AssistantMessageEvent>(async (emit, signal) => {
-    const now = () => options.scheduler?.now() ?? Date.now();
-    const decoder = new ProxyEventDecoder(model, now());
+    const decoder = new ProxyEventDecoder(model, now(options));
     try {
-      const token = typeof config.authToken === "function" ? await config.authToken() : config.authToken;
-      const requestOptions: ProxyRequestOptions = {};
-      if (options.reasoning !== undefined) requestOptions.reasoning = options.reasoning;
-      if (options.maxTokens !== undefined) requestOptions.maxTokens = options.maxTokens;
-      if (options.temperature !== undefined) requestOptions.temperature = options.temperature;
-      if (options.sessionId !== undefined) requestOptions.sessionId = options.sessionId;
-      if (options.thinkingBudgets !== undefined) requestOptions.thinkingBudgets = options.thinkingBudgets;
-      const body: ProxyRequestBody = { model, context: { messages: context.messages }, options: requestOptions };
-      const headers = new Headers({ "content-type": "application/json", accept: "text/event-stream" });
-      if (token) headers.set("authorization", `Bearer ${token}`);
-      for (const [name, value] of Object.entries(config.headers ?? {})) headers.set(name, value);
-
-      let response: Response;
-      try {
-        response = await (config.fetch ?? globalThis.fetch)(config.url, { method: "POST", headers, body: JSON.stringify(body), signal });
-      } catch (error) {
-        if (signal.aborted) throw error;
-        throw new StreamFailure(`Proxy error: could not reach ${config.url}: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
-      }
-      if (!response.ok) throw await httpFailure(response, now(), "Proxy error: ");
-      if (!response.body) throw new StreamFailure("Proxy error: the response has no body", { kind: "protocol", retryable: false });
-
-      let ended = false;
-      try {
-        for await (const message of readServerSentEvents(response.body)) {
-          if (signal.aborted) break;
-          let wire: ProxyEvent;
-          try {
-            wire = JSON.parse(message.data) as ProxyEvent;
-          } catch {
-            throw new StreamFailure(`Proxy error: malformed event: ${truncate(message.data, 200)}`, { kind: "protocol", retryable: false });
-          }
-          const event = decoder.decode(wire);
-          emit(event);
-          if (event.type === "done" || event.type === "error") {
-            ended = true;
-            break;
-          }
-        }
-      } catch (error) {
-        if (error instanceof StreamFailure || signal.aborted) throw error;
-        throw new StreamFailure(`Proxy error: the connection failed while streaming: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
-      }
-      if (!ended && !signal.aborted) {
-        throw new StreamFailure("Proxy error: the proxy closed the stream before the response was finished", { kind: "network", retryable: true });
-      }
-      if (!ended) throw new Error("aborted");
+      const body = await openProxyStream(config, model, context, options, signal);
+      await relayEvents(body, decoder, emit, signal);
     } catch (error) {
-      if (signal.aborted) {
-        emit(decoder.message.fail("aborted", "Request was aborted"));
-      } else if (error instanceof StreamFailure) {
-        const event = decoder.message.fail("error", error.message);
-        recordProviderFailure(event.error, error.failure);
-        emit(event);
-      } else {
-        emit(decoder.message.fail("error", `Proxy error: ${describeNetworkError(error)}`));
-      }
+      emit(failureEvent(error, decoder, signal));
     }
   }, options.signal);
+}
+
+/** The time on the request's scheduler, else the wall clock. */
+function now(options: StreamOptions): number {
+  return options.scheduler?.now() ?? Date.now();
+}
+
+/** Posts the request to the proxy and returns the response's event stream; a refusal throws. */
+async function openProxyStream(config: StreamProxyOptions, model: Model, context: LlmContext, options: StreamOptions, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  const token = typeof config.authToken === "function" ? await config.authToken() : config.authToken;
+  const body = proxyRequestBody(model, context, options);
+  const headers = new Headers({ "content-type": "application/json", accept: "text/event-stream" });
+  if (token) headers.set("authorization", `Bearer ${token}`);
+  for (const [name, value] of Object.entries(config.headers ?? {})) headers.set(name, value);
+
+  let response: Response;
+  try {
+    response = await (config.fetch ?? globalThis.fetch)(config.url, { method: "POST", headers, body: JSON.stringify(body), signal });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new StreamFailure(`Proxy error: could not reach ${config.url}: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
+  }
+  if (!response.ok) throw await httpFailure(response, now(options), "Proxy error: ");
+  if (!response.body) throw new StreamFailure("Proxy error: the response has no body", { kind: "protocol", retryable: false });
+  return response.body;
+}
+
+/** What the proxy is sent: the model, the transcript and only the options it may forward. */
+function proxyRequestBody(model: Model, context: LlmContext, options: StreamOptions): ProxyRequestBody {
+  const requestOptions: ProxyRequestOptions = {};
+  if (options.reasoning !== undefined) requestOptions.reasoning = options.reasoning;
+  if (options.maxTokens !== undefined) requestOptions.maxTokens = options.maxTokens;
+  if (options.temperature !== undefined) requestOptions.temperature = options.temperature;
+  if (options.sessionId !== undefined) requestOptions.sessionId = options.sessionId;
+  if (options.thinkingBudgets !== undefined) requestOptions.thinkingBudgets = options.thinkingBudgets;
+  return { model, context: { messages: context.messages }, options: requestOptions };
+}
+
+/**
+ * Emits the proxy's events up to the final one. A stream that breaks or closes before it
+ * throws `StreamFailure`; an abort throws too, so the caller emits the `aborted` event.
+ */
+async function relayEvents(body: ReadableStream<Uint8Array>, decoder: ProxyEventDecoder, emit: (event: AssistantMessageEvent) => void, signal: AbortSignal): Promise<void> {
+  let ended = false;
+  try {
+    for await (const message of readServerSentEvents(body)) {
+      if (signal.aborted) break;
+      const event = decoder.decode(parseProxyEvent(message.data));
+      emit(event);
+      if (event.type === "done" || event.type === "error") {
+        ended = true;
+        break;
+      }
+    }
+  } catch (error) {
+    if (error instanceof StreamFailure || signal.aborted) throw error;
+    throw new StreamFailure(`Proxy error: the connection failed while streaming: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
+  }
+  if (!ended && !signal.aborted) {
+    throw new StreamFailure("Proxy error: the proxy closed the stream before the response was finished", { kind: "network", retryable: true });
+  }
+  if (!ended) throw new Error("aborted");
+}
+
+/** The wire event in one server-sent event's data; throws `StreamFailure` on malformed JSON. */
+function parseProxyEvent(data: string): ProxyEvent {
+  try {
+    return JSON.parse(data) as ProxyEvent;
+  } catch {
+    throw new StreamFailure(`Proxy error: malformed event: ${truncate(data, 200)}`, { kind: "protocol", retryable: false });
+  }
+}
+
+/** The final event for a request that failed or was aborted, with the content rebuilt so far. */
+function failureEvent(error: unknown, decoder: ProxyEventDecoder, signal: AbortSignal): AssistantMessageEvent {
+  if (signal.aborted) return decoder.message.fail("aborted", "Request was aborted");
+  if (error instanceof StreamFailure) {
+    const event = decoder.message.fail("error", error.message);
+    recordProviderFailure(event.error, error.failure);
+    return event;
+  }
+  return decoder.message.fail("error", `Proxy error: ${describeNetworkError(error)}`);
 }

@@ -1,0 +1,59 @@
+/**
+ * `LinkedObserver` (SPEC L10): rxjs uses it as the subscriber itself, so unsubscribing it stops
+ * a synchronous source in the middle of its emissions.
+ */
+import { Observable } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { LinkedObserver } from "../../src/rx/linked-observer.js";
+
+function counting(log: string[]): Observable<number> {
+  return new Observable<number>((subscriber) => {
+    for (let i = 1; i <= 5 && !subscriber.closed; i++) {
+      log.push(`emit ${i}`);
+      subscriber.next(i);
+    }
+    subscriber.complete();
+    return () => log.push("teardown");
+  });
+}
+
+describe("LinkedObserver", () => {
+  it("L10: unsubscribed inside next, a synchronous source stops at once", () => {
+    const log: string[] = [];
+    const observer: LinkedObserver<number> = new LinkedObserver<number>({
+      next: (v) => {
+        log.push(`next ${v}`);
+        if (v === 2) observer.unsubscribe();
+      },
+    });
+    counting(log).subscribe(observer);
+    expect(log).toEqual(["emit 1", "next 1", "emit 2", "next 2", "teardown"]);
+  });
+
+  it("a plain observer cannot do that: the source runs to its end (why the class exists)", () => {
+    const log: string[] = [];
+    const subscription = counting(log).subscribe({ next: (v) => log.push(`next ${v}`) });
+    subscription.unsubscribe();
+    expect(log.filter((l) => l.startsWith("emit"))).toHaveLength(5);
+  });
+
+  it("after complete the handler ran, then it is unsubscribed and delivers nothing more", () => {
+    const log: string[] = [];
+    const observer = new LinkedObserver<number>({ next: (v) => log.push(`next ${v}`), complete: () => log.push("complete"), error: () => log.push("error") });
+    observer.add(() => log.push("teardown"));
+    observer.complete();
+    observer.next(1);
+    observer.error("late");
+    observer.complete();
+    expect(log).toEqual(["complete", "teardown"]);
+    expect(observer.closed).toBe(true);
+  });
+
+  it("after error the same", () => {
+    const log: string[] = [];
+    const observer = new LinkedObserver<number>({ error: (e) => log.push(`error ${String(e)}`), complete: () => log.push("complete") });
+    observer.error("boom");
+    observer.complete();
+    expect(log).toEqual(["error boom"]);
+  });
+});

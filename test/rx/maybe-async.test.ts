@@ -1,0 +1,76 @@
+/**
+ * `maybeAsync`, the one way hooks, listeners and `emit` are called (SPEC L12, A6): plain values
+ * stay plain (no microtask), promises and Observables settle to one value, and the failure policy
+ * decides what a throw, a rejection or an error becomes.
+ */
+import { EMPTY, isObservable, of, throwError } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { andThen, asFailure, Failure, isThenable, maybeAsync } from "../../src/rx/maybe-async.js";
+import { newScheduler } from "../helpers/marbles.js";
+
+describe("maybeAsync", () => {
+  it("L12: a plain value comes back as it is, synchronously", () => {
+    expect(maybeAsync(() => 42, "error")).toBe(42);
+    expect(maybeAsync(() => undefined, "error")).toBeUndefined();
+    const list = [1];
+    expect(maybeAsync(() => list, "error")).toBe(list);
+  });
+
+  it("L12: an Observable settles to its last value, or undefined when it completes empty", () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      expectObservable(maybeAsync(() => cold("-a-b|"), "error") as never).toBe("----(b|)");
+      expectObservable(maybeAsync(() => cold("--|"), "error") as never).toBe("--(u|)", { u: undefined });
+    });
+  });
+
+  it("a promise settles to its value", async () => {
+    const settled = maybeAsync(() => Promise.resolve(7), "error");
+    expect(isObservable(settled)).toBe(true);
+    expect(await new Promise((resolve) => (settled as typeof EMPTY).subscribe({ next: resolve }))).toBe(7);
+  });
+
+  it("A6: with \"error\", a synchronous throw becomes the Observable's error, like an async one", () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      expectObservable(maybeAsync(() => { throw "sync"; }, "error") as never).toBe("#", undefined, "sync");
+      expectObservable(maybeAsync(() => cold("-#", undefined, "async"), "error") as never).toBe("-#", undefined, "async");
+    });
+  });
+
+  it("A6: with a policy function, every failure becomes its value (synchronously for a throw)", () => {
+    const failed = maybeAsync(() => { throw "sync"; }, asFailure);
+    expect(failed).toBeInstanceOf(Failure);
+    expect((failed as Failure).error).toBe("sync");
+    newScheduler().run(({ expectObservable }) => {
+      expectObservable(maybeAsync(() => throwError(() => "async"), () => "recovered") as never).toBe("(r|)", { r: "recovered" });
+    });
+  });
+
+  it("rejected promises go through the policy too", async () => {
+    const settled = maybeAsync(() => Promise.reject(new Error("no")), asFailure);
+    const value = await new Promise((resolve) => (settled as typeof EMPTY).subscribe({ next: resolve }));
+    expect(value).toBeInstanceOf(Failure);
+  });
+
+  it("isThenable recognizes promises and thenables, nothing else", () => {
+    expect(isThenable(Promise.resolve())).toBe(true);
+    expect(isThenable({ then: () => undefined })).toBe(true);
+    expect(isThenable(of(1))).toBe(false);
+    expect(isThenable(null)).toBe(false);
+    expect(isThenable({ then: 1 })).toBe(false);
+  });
+});
+
+describe("andThen", () => {
+  it("L12: goes on at once with a plain value", () => {
+    let seen: number | undefined;
+    andThen(3, (v) => ((seen = v), of(v))).subscribe();
+    expect(seen).toBe(3);
+  });
+
+  it("goes on after an Observable settled", () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const settled = maybeAsync(() => cold("--a|"), "error");
+      expectObservable(andThen(settled, (v) => of(`${v}!`))).toBe("---(b|)", { b: "a!" });
+    });
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * `waitAfterEach`, how events wait for the Agent's listeners (SPEC L11, A5): the value goes out
+ * right after `wait` is called, and the next one waits for what `wait` returned.
+ */
+import { NEVER, of, Subject, throwError } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { waitAfterEach } from "../../src/rx/wait-after-each.js";
+import { newScheduler } from "../helpers/marbles.js";
+
+describe("waitAfterEach", () => {
+  it("L11: each value waits for the previous value's wait; nothing to wait for passes straight through", () => {
+    newScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const source = hot("-ab-c---|");
+      const waitA = cold("  ---|    ");
+      const waitB = cold("     -|   ");
+      const waits: Record<string, ReturnType<typeof cold> | undefined> = { a: waitA, b: waitB, c: undefined };
+      expectObservable(source.pipe(waitAfterEach((v) => waits[v]))).toBe("-a--bc--|");
+      expectSubscriptions(waitA.subscriptions).toBe("-^--!");
+      expectSubscriptions(waitB.subscriptions).toBe("----^!");
+    });
+  });
+
+  it("L11: the source's completion waits for the last wait", () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const source = cold("(a|)");
+      expectObservable(source.pipe(waitAfterEach(() => cold("---|")))).toBe("a--|");
+    });
+  });
+
+  it("A6: an error of a wait errors the result after its value; a throw of wait errors before it", () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold("ab|").pipe(waitAfterEach((v) => (v === "a" ? cold("-#") : undefined)))).toBe("a#");
+      expectObservable(
+        cold("ab|").pipe(
+          waitAfterEach((v) => {
+            if (v === "b") throw "boom";
+            return undefined;
+          }),
+        ),
+      ).toBe("a#", undefined, "boom");
+    });
+  });
+
+  it("A5: wait is called before the value is emitted", () => {
+    const log: string[] = [];
+    of("a", "b")
+      .pipe(waitAfterEach((v) => (log.push(`wait ${v}`), undefined)))
+      .subscribe((v) => log.push(`next ${v}`));
+    expect(log).toEqual(["wait a", "next a", "wait b", "next b"]);
+  });
+
+  it("L10: unsubscribing while waiting unsubscribes the wait and the source", () => {
+    newScheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const source = hot("-a-b-|");
+      const wait = cold(" -----|");
+      expectObservable(source.pipe(waitAfterEach(() => wait)), "---!").toBe("-a-");
+      expectSubscriptions(source.subscriptions).toBe("^--!");
+      expectSubscriptions(wait.subscriptions).toBe("-^-!");
+    });
+  });
+
+  it("L12: with synchronous waits the whole stream stays synchronous", () => {
+    const seen: number[] = [];
+    const source = new Subject<number>();
+    source.pipe(waitAfterEach(() => of(undefined))).subscribe((v) => seen.push(v));
+    source.next(1);
+    source.next(2);
+    expect(seen).toEqual([1, 2]);
+  });
+
+  it("L11: a wait that never completes holds every later value", () => {
+    const seen: string[] = [];
+    of("a", "b").pipe(waitAfterEach((v) => (v === "a" ? NEVER : undefined))).subscribe((v) => seen.push(v));
+    expect(seen).toEqual(["a"]);
+  });
+
+  it("errors of the source pass through", () => {
+    newScheduler().run(({ expectObservable }) => {
+      expectObservable(throwError(() => "bad").pipe(waitAfterEach(() => undefined))).toBe("#", undefined, "bad");
+    });
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * The public types, checked by the compiler (`npm run typecheck` covers the tests): tools typed
+ * by their parameters (SPEC T1), the hooks derived from one list (SPEC A1, L3), app messages by
+ * declaration merging (SPEC M2), and the read-only transcript (I1). `expectTypeOf` does nothing
+ * at run time; the run-time checks beside it keep the lists honest.
+ */
+import type { Observable } from "rxjs";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import {
+  Agent,
+  LOOP_HOOKS,
+  LOOP_KEYS,
+  reduceRunState,
+  type AfterToolCallContext,
+  type AgentEvent,
+  type AgentLoopConfig,
+  type AgentMessage,
+  type AgentOptions,
+  type AgentState,
+  type AgentTool,
+  type AgentToolResult,
+  type AgentTurnContext,
+  type AgentTurnDecision,
+  type BeforeToolCallContext,
+  type BeforeToolCallResult,
+  type LoopHookName,
+  type LoopHooks,
+  type LoopKey,
+  type MaybeAsync,
+  type Message,
+  type ProviderOptions,
+  type RunState,
+  type UntakenMessages,
+} from "../../src/index.js";
+
+declare module "../../src/model/types.js" {
+  interface CustomAgentMessages {
+    typeTestNote: { role: "typeTestNote"; text: string; timestamp: number };
+  }
+}
+
+describe("public types", () => {
+  it("T1: AgentTool<TParams> types execute's params; execute may return a value, a promise or an Observable", () => {
+    const weather: AgentTool<{ city: string; days?: number }> = {
+      name: "weather",
+      label: "Weather",
+      description: "Forecast",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      execute: async (_id, params) => ({ content: [{ type: "text", text: params.city }] }),
+    };
+    expectTypeOf(weather.execute).parameter(1).toEqualTypeOf<{ city: string; days?: number }>();
+    expectTypeOf(weather.execute).parameter(2).toEqualTypeOf<AbortSignal>();
+    expectTypeOf<ReturnType<AgentTool["execute"]>>().toEqualTypeOf<AgentToolResult | PromiseLike<AgentToolResult> | Observable<AgentToolResult>>();
+    expect(weather.name).toBe("weather");
+  });
+
+  it("L3 T2: hook signatures", () => {
+    expectTypeOf<NonNullable<AgentLoopConfig["beforeToolCall"]>>().parameters.toEqualTypeOf<[BeforeToolCallContext, AbortSignal]>();
+    expectTypeOf<ReturnType<NonNullable<AgentLoopConfig["beforeToolCall"]>>>().toEqualTypeOf<MaybeAsync<BeforeToolCallResult | undefined | void>>();
+    expectTypeOf<NonNullable<AgentLoopConfig["afterToolCall"]>>().parameter(0).toEqualTypeOf<AfterToolCallContext>();
+    expectTypeOf<NonNullable<AgentLoopConfig["finishTurn"]>>().parameters.toEqualTypeOf<[AgentTurnContext, AbortSignal]>();
+    expectTypeOf<ReturnType<NonNullable<AgentLoopConfig["finishTurn"]>>>().toEqualTypeOf<MaybeAsync<AgentTurnDecision | undefined | void>>();
+    expectTypeOf<NonNullable<AgentLoopConfig["convertToLlm"]>>().returns.toEqualTypeOf<MaybeAsync<Message[]>>();
+  });
+
+  it("A1: the Agent's hook options and properties are the LOOP_HOOKS list, with the loop's types", () => {
+    expectTypeOf<keyof LoopHooks>().toEqualTypeOf<LoopHookName>();
+    expectTypeOf<Pick<AgentOptions, LoopHookName>>().toEqualTypeOf<LoopHooks>();
+    expectTypeOf<Agent["prepareRequest"]>().toEqualTypeOf<AgentLoopConfig["prepareRequest"]>();
+    expectTypeOf<Agent["finishTurn"]>().toEqualTypeOf<AgentLoopConfig["finishTurn"]>();
+    const agent = new Agent({ finishTurn: () => ({ action: "end" }) });
+    for (const hook of LOOP_HOOKS) expect(hook in agent || agent[hook] === undefined).toBe(true);
+    expect(typeof agent.finishTurn).toBe("function");
+  });
+
+  it("M3: every config key is either read by the loop (LOOP_KEYS) or a provider option", () => {
+    expectTypeOf<Exclude<keyof AgentLoopConfig, keyof ProviderOptions | LoopKey>>().toEqualTypeOf<never>();
+    expect(new Set(LOOP_KEYS).size).toBe(LOOP_KEYS.length);
+  });
+
+  it("M2: app messages join AgentMessage by declaration merging", () => {
+    const note = { role: "typeTestNote" as const, text: "saved", timestamp: 0 };
+    expectTypeOf(note).toMatchTypeOf<AgentMessage>();
+    expectTypeOf<Extract<AgentMessage, { role: "typeTestNote" }>>().toEqualTypeOf<{ role: "typeTestNote"; text: string; timestamp: number }>();
+    const convert: AgentLoopConfig["convertToLlm"] = (messages) => messages.filter((m): m is Message => m.role !== "typeTestNote");
+    expect(convert).toBeTypeOf("function");
+  });
+
+  it("I1: the Agent's transcript is read-only; assigning takes any array", () => {
+    expectTypeOf<AgentState["messages"]>().toEqualTypeOf<readonly AgentMessage[]>();
+    const agent = new Agent();
+    // @ts-expect-error a frozen transcript has no push
+    expect(() => agent.state.messages.push({ role: "user", content: "x", timestamp: 0 })).toThrow(TypeError);
+    agent.state.messages = [{ role: "user", content: "y", timestamp: 0 }];
+    expect(agent.state.messages).toHaveLength(1);
+  });
+
+  it("A4 Q3: the reducer and the agent_end event", () => {
+    expectTypeOf(reduceRunState).toEqualTypeOf<(state: RunState, event: AgentEvent) => RunState>();
+    expectTypeOf<Extract<AgentEvent, { type: "agent_end" }>["untaken"]>().toEqualTypeOf<UntakenMessages | undefined>();
+  });
+});
