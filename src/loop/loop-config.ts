@@ -63,12 +63,12 @@ export interface AgentLoopConfig extends ToolHooks, ProviderOptions {
   /** Follow-up: polled only when the run would otherwise stop (SPEC L7). */
   getFollowUpMessages?: () => MaybeAsync<AgentMessage[]>;
   /**
-   * Steering as a stream (R1): the run subscribes at its start, buffers what arrives and takes
+   * Steering as a stream (Q1): the run subscribes at its start, buffers what arrives and takes
    * from the buffer at the steering poll points, `steeringMode` messages at a time. Not with
    * `getSteeringMessages`.
    */
   steering$?: Observable<AgentMessage>;
-  /** Follow-up as a stream (R1), taken where follow-up is polled. Not with `getFollowUpMessages`. */
+  /** Follow-up as a stream (Q1), taken where follow-up is polled. Not with `getFollowUpMessages`. */
   followUp$?: Observable<AgentMessage>;
   /** How a poll drains `steering$`: the oldest message (default) or all of them. */
   steeringMode?: QueueMode;

@@ -80,7 +80,7 @@ export class Run {
     this.streamOptions = streamOptionsOf(config);
     const scheduler = config.scheduler;
     this.now = scheduler ? () => scheduler.now() : Date.now;
-    // Hooks get `context.messages` itself: a rewrite in place must not go unnoticed (SPEC L4b).
+    // Hooks get `context.messages` itself: a rewrite in place must not go unnoticed (I2).
     const verify = hooksSeeTranscript(config);
     this.declarations = new ToolDeclarations(verify);
     this.llmMessages = new IncrementalLlmMessages(verify);

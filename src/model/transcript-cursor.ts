@@ -1,5 +1,5 @@
 /**
- * Reading an append-only transcript incrementally (SPEC L4b): what is new since the last read,
+ * Reading an append-only transcript incrementally (SPEC L4b, I2): what is new since the last read,
  * or that the reader must start over because the array was replaced, shrank or was rewritten.
  *
  * @module

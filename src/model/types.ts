@@ -57,7 +57,7 @@ export type AgentEventType = AgentEvent["type"];
 /**
  * Messages a run received from its `steering$` or `followUp$` stream but did not take, because
  * it ended first (an error or aborted answer, `finishTurn` ending it, a failure). `agent_end`
- * carries them so nothing that reached the run is lost (R3).
+ * carries them so nothing that reached the run is lost (Q3).
  */
 export interface UntakenMessages {
   steering: AgentMessage[];

@@ -14,8 +14,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ROOT, start } from "./support.js";
 
 /** The README once merged, else the draft. */
-const README = [join(ROOT, "README.md"), join(ROOT, "docs/README-draft.md")].find((file) => existsSync(file) && readFileSync(file, "utf8").includes("<!-- readme-example"))!;
-const DOCS = ["docs/README-draft.md", "docs/concepts.md", "docs/recipes.md", "docs/behaviour.md", "docs/coming-from-pi.md", "docs/comparison.md"].map((file) => join(ROOT, file));
+const README = join(ROOT, "README.md");
+const DOCS = ["docs/concepts.md", "docs/recipes.md", "docs/SPEC.md", "docs/coming-from-pi.md", "docs/comparison.md"].map((file) => join(ROOT, file));
 
 /** Scratch space inside the repository's node_modules, so snippets resolve `rxjs` & co. like user code. */
 const SCRATCH = join(ROOT, "node_modules/.cache", `rxagent-docs-${process.pid}`);
