@@ -75,7 +75,11 @@ export class AgentStateStore implements AgentState {
   private pending: ReadonlySet<string> = new Set();
   private _tools: AgentTool[];
   private _messages: AgentMessage[];
-  private view: readonly AgentMessage[] | undefined;
+  /**
+   * The frozen copy `messages` handed out last, held weakly: a second array the length of the
+   * transcript is kept only while someone uses it (a long run's transcript is most of the heap).
+   */
+  private view: WeakRef<readonly AgentMessage[]> | undefined;
   private version = 0;
   private cached: AgentStateSnapshot | undefined;
   private cachedVersion = -1;
@@ -121,8 +125,17 @@ export class AgentStateStore implements AgentState {
   }
 
   get messages(): readonly AgentMessage[] {
-    if (this.view?.length !== this._messages.length) this.view = Object.freeze(this._messages.slice());
-    return this.view;
+    const view = this.currentView();
+    if (view) return view;
+    const copy = Object.freeze(this._messages.slice());
+    this.view = new WeakRef(copy);
+    return copy;
+  }
+
+  /** The frozen copy of the transcript as it is now, if one is still alive. */
+  private currentView(): readonly AgentMessage[] | undefined {
+    const view = this.view?.deref();
+    return view?.length === this._messages.length ? view : undefined;
   }
   set messages(messages: readonly AgentMessage[]) {
     this._messages = messages.slice();
@@ -201,7 +214,7 @@ export class AgentStateStore implements AgentState {
       // Copied on first read: a copy per event would make long runs quadratic. Nobody else can
       // write to `source` (what `messages` hands out is a frozen copy), so the copy is of this moment.
       get messages() {
-        return (messages ??= store.view?.length === length && store._messages === source ? store.view : Object.freeze(source.slice(0, length)));
+        return (messages ??= (store._messages === source && length === source.length ? store.currentView() : undefined) ?? Object.freeze(source.slice(0, length)));
       },
       get systemPrompt() {
         return (systemPrompt ??= getSystemPrompt(source.slice(0, length)));

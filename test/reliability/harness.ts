@@ -8,7 +8,7 @@
  * Observables on the TestScheduler, so one scenario is one synchronous, deterministic flush.
  */
 import { getEventListeners } from "node:events";
-import { config as rxConfig, filter, map, mergeMap, Observable, Subscriber, type Subscription, throwError, timer } from "rxjs";
+import { config as rxConfig, filter, map, mergeMap, Observable, ReplaySubject, Subscriber, type Subscription, tap, throwError, timer } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { Agent } from "../../src/agent/agent.js";
 import type { AgentStateSnapshot } from "../../src/agent/agent-state.js";
@@ -79,7 +79,7 @@ export interface Trace {
   retainedListeners: number;
   /** Labels of subscriptions still open at the end. */
   stillOpen: string[];
-  /** Messages handed to the loop by the steering / follow-up polls (loop), or queued (Agent). */
+  /** Messages handed to the loop by the steering / follow-up polls or delivered by its streams (loop), or queued (Agent). */
   steering: AgentMessage[];
   followUps: AgentMessage[];
   prepared: AgentMessage[];
@@ -441,6 +441,11 @@ export function runScenario(scenario: Scenario): Trace {
   // ── queues (loop) ──────────────────────────────────────────────────────────
   const steerQueue: AgentMessage[] = [];
   const followQueue: AgentMessage[] = [];
+  // As streams (SPEC Q1): what was sent before the run subscribed is replayed; what reaches the run is recorded.
+  const steerStream = new ReplaySubject<AgentMessage>();
+  const followStream = new ReplaySubject<AgentMessage>();
+  const delivered = (source: ReplaySubject<AgentMessage>, kind: "steering" | "followUp"): Observable<AgentMessage> =>
+    source.pipe(tap((message) => (kind === "steering" ? trace.steering : trace.followUps).push(message)));
   const live = new LiveState();
   const poll = (kind: "steering" | "followUp"): AgentMessage[] => {
     trace.polls.push({ ...stamp(), kind, openTools: live.openTools.size, openMessage: live.openMessage, unanswered: live.unanswered() });
@@ -528,7 +533,8 @@ export function runScenario(scenario: Scenario): Trace {
           (kind === "steer" ? trace.steering : trace.followUps).push(message);
           if (kind === "steer") agent!.steer(message);
           else agent!.followUp(message);
-        } else (kind === "steer" ? steerQueue : followQueue).push(message);
+        } else if (scenario.queueStreams) (kind === "steer" ? steerStream : followStream).next(message);
+        else (kind === "steer" ? steerQueue : followQueue).push(message);
       };
       const isActive = (): boolean => (scenario.via === "agent" ? agent!.state.isStreaming : active);
 
@@ -592,8 +598,9 @@ export function runScenario(scenario: Scenario): Trace {
           model,
           scheduler,
           toolExecution: scenario.toolExecution,
-          getSteeringMessages: () => poll("steering"),
-          getFollowUpMessages: () => poll("followUp"),
+          ...(scenario.queueStreams
+            ? { steering$: delivered(steerStream, "steering"), followUp$: delivered(followStream, "followUp"), steeringMode: scenario.steeringMode, followUpMode: scenario.followUpMode }
+            : { getSteeringMessages: () => poll("steering"), getFollowUpMessages: () => poll("followUp") }),
           ...hookConfig,
         };
         if (scenario.abortBeforeStart) cancel("abort");
@@ -635,6 +642,8 @@ export function runScenario(scenario: Scenario): Trace {
     }
   } else {
     trace.leftInQueues.push(...steerQueue, ...followQueue);
+    // Streams: what the run received but did not take is on agent_end (SPEC Q3).
+    for (const e of trace.events) if (e.event.type === "agent_end" && e.event.untaken) trace.leftInQueues.push(...e.event.untaken.steering, ...e.event.untaken.followUp);
   }
   return trace;
 }

@@ -88,6 +88,8 @@ export interface Scenario {
   actions: UserAction[];
   /** Messages queued before the run starts. */
   steerBeforeStart: number;
+  /** Loop only: the queues as streams (`steering$`, `followUp$`, SPEC Q1–Q3) instead of the poll callbacks. */
+  queueStreams?: boolean;
   /** Loop only: `agentLoopContinue` from a transcript that already ends with the prompt. */
   continueLoop?: boolean;
   /** Loop only: the signal is already aborted when the run is subscribed. */
@@ -177,12 +179,14 @@ export function scenarioArb(vias: Scenario["via"][] = ["loop", "loop-emit", "age
         steerBeforeStart: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 }) }),
         hangCancel: fc.constantFrom("abort" as const, "unsubscribe" as const),
         continueLoop: via === "loop" ? fc.boolean() : fc.constant(undefined),
+        queueStreams: via === "agent" ? fc.constant(undefined) : fc.constantFrom(undefined, true),
         abortBeforeStart: via === "agent" ? fc.constant(undefined) : fc.oneof({ weight: 15, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant(true) }),
         secondRun: via === "agent" ? fc.constantFrom(undefined, undefined, "prompt" as const, "continue" as const) : fc.constant(undefined),
       })
-      .map(({ hangCancel, turns, actions, secondRun, continueLoop, abortBeforeStart, ...rest }) => {
+      .map(({ hangCancel, turns, actions, secondRun, continueLoop, abortBeforeStart, queueStreams, ...rest }) => {
         const scenario: Scenario = {
           ...rest,
+          ...(queueStreams ? { queueStreams } : {}),
           ...(abortBeforeStart ? { abortBeforeStart } : {}),
           ...(continueLoop ? { continueLoop } : {}),
           ...(secondRun ? { secondRun } : {}),
