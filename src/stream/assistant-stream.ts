@@ -85,7 +85,7 @@ class AssistantResponse implements StreamFnObserver {
     };
   }
 
-  /** Every provider event before the final one. */
+  /** Every provider event before the final one. A content event is one `message_update` with the partial (replaced, never copied: SPEC L5). */
   event(event: AssistantMessageEvent): void {
     if (this.finished) return;
     switch (event?.type) {
@@ -103,23 +103,21 @@ class AssistantResponse implements StreamFnObserver {
       case "thinking_end":
       case "toolcall_start":
       case "toolcall_delta":
-      case "toolcall_end":
-        return this.update(event);
+      case "toolcall_end": {
+        // Inline, not a method of its own: this is the per-delta path.
+        let partial = this.partial;
+        if (!partial) return this.fail(`Provider protocol violation: "${event.type}" arrived before "start".`);
+        // pi-ai providers mutate one message in place: the same object needs no re-check.
+        if (event.partial !== partial && isAssistantMessage(event.partial)) partial = this.partial = event.partial;
+        const update: AgentEvent = { type: "message_update", message: partial, assistantMessageEvent: event };
+        if (this.request.onUpdate) this.request.onUpdate(update);
+        else this.subscriber.next(update);
+        return;
+      }
       default:
         // Unknown event types are extensions we do not understand; they change nothing.
         return;
     }
-  }
-
-  /** A content event: one `message_update` with the partial (replaced, never copied: SPEC L5). */
-  private update(event: AssistantMessageEvent & { partial: AssistantMessage }): void {
-    let partial = this.partial;
-    if (!partial) return this.fail(`Provider protocol violation: "${event.type}" arrived before "start".`);
-    // pi-ai providers mutate one message in place: the same object needs no re-check.
-    if (event.partial !== partial && isAssistantMessage(event.partial)) partial = this.partial = event.partial;
-    const update: AgentEvent = { type: "message_update", message: partial, assistantMessageEvent: event };
-    if (this.request.onUpdate) this.request.onUpdate(update);
-    else this.subscriber.next(update);
   }
 
   /** The provider's `done` or `error` event. */
