@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Subject, type Subscription } from "rxjs";
+import { Subject } from "rxjs";
 import type { AgentEvent } from "../model/types.js";
 
 /** One run of an `Agent`, from `prompt()` until its `agent_end` listeners settled. */
@@ -14,7 +14,6 @@ export class ActiveRun {
   readonly events = new Subject<AgentEvent>();
   /** Resolves once the run is over. */
   readonly idle: Promise<void>;
-  subscription: Subscription | undefined;
   private resolveIdle!: () => void;
 
   constructor() {

@@ -16,7 +16,12 @@ export class AgentQueues {
   readonly steering: MessageQueue;
   readonly followUp: MessageQueue;
 
-  constructor(steeringMode: QueueMode, followUpMode: QueueMode) {
+  /** @param onRoutingError Told when a stream given to `steerFrom` / `followUpFrom` errors (its routing stops). */
+  constructor(
+    steeringMode: QueueMode,
+    followUpMode: QueueMode,
+    private readonly onRoutingError: (source: "steerFrom" | "followUpFrom", error: unknown) => void,
+  ) {
     this.steering = new MessageQueue(steeringMode);
     this.followUp = new MessageQueue(followUpMode);
     this.steering.feed(this.steering$);
@@ -33,12 +38,12 @@ export class AgentQueues {
 
   /** Routes `messages` into steering until the returned subscription ends. */
   steerFrom(messages: Observable<AgentMessage>): Subscription {
-    return messages.subscribe((message) => this.steering$.next(message));
+    return messages.subscribe({ next: (message) => this.steering$.next(message), error: (error: unknown) => this.onRoutingError("steerFrom", error) });
   }
 
   /** Routes `messages` into follow-up until the returned subscription ends. */
   followUpFrom(messages: Observable<AgentMessage>): Subscription {
-    return messages.subscribe((message) => this.followUp$.next(message));
+    return messages.subscribe({ next: (message) => this.followUp$.next(message), error: (error: unknown) => this.onRoutingError("followUpFrom", error) });
   }
 
   clear(): void {

@@ -64,7 +64,7 @@ export class AgentRunner {
       emit: (event) => this.process(event, run),
       skipInitialSteeringPoll: plan.skipInitialSteeringPoll,
     });
-    run.subscription = loop.subscribe({
+    loop.subscribe({
       next: (event) => run.events.next(event),
       // The loop normalizes failures itself (SPEC A6); an error here is a bug, reported as the run's error.
       error: (error) => {

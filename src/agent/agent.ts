@@ -10,6 +10,7 @@ import { assertCanContinue } from "../loop/agent-loop.js";
 import { type AgentLoopConfig, LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
 import { MessageQueue } from "../loop/message-queue.js";
 import type { ImageContent, StreamFn, ThinkingBudgets } from "../model/messages.js";
+import { describeError } from "../model/describe-error.js";
 import { getCurrentSystemMessage } from "../model/transcript.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import type { ToolExecutionMode } from "../tools/tool-types.js";
@@ -38,7 +39,6 @@ export interface AgentOptions extends LoopHooks {
 export type { PromptInput } from "./prompt-input.js";
 
 // The hooks, as properties: declared by merging with the list they come from (LOOP_HOOKS).
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface Agent extends LoopHooks {}
 
 /**
@@ -53,7 +53,6 @@ export interface Agent extends LoopHooks {}
  * agent.state.messages; // the whole transcript
  * ```
  */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class Agent {
   streamFn: StreamFn | undefined;
   toolExecution: ToolExecutionMode;
@@ -94,7 +93,10 @@ export class Agent {
     this.thinkingBudgets = options.thinkingBudgets;
     this.scheduler = options.scheduler;
     this.runner = new AgentRunner(this.store, this.listeners, this.allEvents);
-    this.queues = new AgentQueues(options.steeringMode ?? "one-at-a-time", options.followUpMode ?? "one-at-a-time");
+    this.queues = new AgentQueues(options.steeringMode ?? "one-at-a-time", options.followUpMode ?? "one-at-a-time", (source, error) => {
+      this.store.errorMessage = `The stream given to ${source}() failed: ${describeError(error)}`;
+      this.store.touch();
+    });
   }
 
   /** The current state. Assigning `messages` or `tools` copies the array. */
@@ -139,7 +141,8 @@ export class Agent {
   /**
    * Routes a stream into steering (Q4): every message it emits is queued as `steer()` would
    * queue it, until the returned subscription is unsubscribed. Coalescing a burst is an operator
-   * on the way in (`debounceTime`, `bufferTime`), not an option here.
+   * on the way in (`debounceTime`, `bufferTime`), not an option here. A stream that errors stops
+   * routing; its error is in `state.errorMessage` (the messages it had sent stay queued).
    *
    * @example
    * ```ts

@@ -42,7 +42,7 @@ export class ListenerBarrier {
    *
    * ```text
    * listeners:  sync, async (--|), sync
-   * outcome:    ---(undefined|)
+   * outcome:    --(undefined|)
    * ```
    */
   notify(event: AgentEvent, signal: AbortSignal): BarrierOutcome | Observable<BarrierOutcome> {

@@ -25,8 +25,8 @@ const ignore = (): undefined => undefined;
  * Nothing when the run had already ended.
  *
  * ```text
- * run:      -a-t-S-U-#            (agent_start, turn_start, message_start, update, then a hook throws)
- * failure:            (E T A|)    (message_end of the failed message with the partial, turn_end, agent_end)
+ * run:      -a-t-S-U-#           (agent_start, turn_start, message_start, update, then a listener throws)
+ * failure:           (ETA|)      (message_end of the failed message with the partial, turn_end, agent_end)
  * ```
  */
 export function failure(run: Run, error: unknown): Observable<AgentEvent> {

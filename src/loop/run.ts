@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { AssistantMessage, StreamOptions, ThinkingLevel, ToolResultMessage } from "../model/messages.js";
+import type { AssistantMessage, StreamFn, StreamOptions, ThinkingLevel, ToolResultMessage } from "../model/messages.js";
 import { IncrementalLlmMessages } from "../model/llm-context.js";
+import { unwatched, WatchedTranscript } from "../model/watched-transcript.js";
 import { ToolDeclarations } from "../model/tool-declarations.js";
 import type { AgentContext, AgentEvent, AgentMessage, UntakenMessages } from "../model/types.js";
-import type { StreamFn } from "../model/messages.js";
 import { Emitter } from "./emitter.js";
 import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type AgentTurnContext, LOOP_KEYS } from "./loop-config.js";
 import { QueuePoll } from "./queue-poll.js";
@@ -38,20 +38,18 @@ function streamOptionsOf(config: AgentLoopConfig): StreamOptions {
   return options;
 }
 
-/** Whether a hook is handed the live transcript, and so could rewrite it in place. */
-function hooksSeeTranscript(config: AgentLoopConfig): boolean {
-  return !!(config.prepareRequest || config.prepareNextTurn || config.finishTurn || config.transformContext || config.beforeToolCall || config.afterToolCall);
-}
-
 /** One run's state. */
 export class Run {
+  /** The context hooks see: `messages` is the watched view of the transcript (I2). */
   context: AgentContext;
+  /** The transcript behind `context.messages`, and the count of writes hooks made to it. */
+  private watched: WatchedTranscript;
   config: AgentLoopConfig;
   streamOptions: StreamOptions;
   /** What this run added to the transcript, for `agent_end`. */
   readonly newMessages: AgentMessage[] = [];
-  readonly declarations: ToolDeclarations;
-  readonly llmMessages: IncrementalLlmMessages;
+  readonly declarations = new ToolDeclarations();
+  readonly llmMessages = new IncrementalLlmMessages();
   readonly now: () => number;
   readonly emitter: Emitter;
   readonly steering: QueuePoll;
@@ -75,15 +73,12 @@ export class Run {
     readonly signal: AbortSignal,
   ) {
     const { config } = input;
-    this.context = { ...input.context, messages: input.context.messages.slice() };
+    this.watched = new WatchedTranscript(input.context.messages.slice());
+    this.context = { ...input.context, messages: this.watched.view };
     this.config = config;
     this.streamOptions = streamOptionsOf(config);
     const scheduler = config.scheduler;
     this.now = scheduler ? () => scheduler.now() : Date.now;
-    // Hooks get `context.messages` itself: a rewrite in place must not go unnoticed (I2).
-    const verify = hooksSeeTranscript(config);
-    this.declarations = new ToolDeclarations(verify);
-    this.llmMessages = new IncrementalLlmMessages(verify);
     const emit = input.emit;
     this.emitter = new Emitter(
       emit
@@ -105,9 +100,29 @@ export class Run {
     if (event.type === "message_end") this.append(event.message);
   }
 
+  /**
+   * The transcript itself (not the hooks' view), re-watched when a hook put another array in its
+   * place (`context.messages = …`).
+   */
+  transcript(): AgentMessage[] {
+    const current = this.context.messages;
+    if (current !== this.watched.view) this.watch(current);
+    return this.watched.raw;
+  }
+
+  /** How many times hooks wrote to the transcript in place: a new count means convert afresh (I2). */
+  get writes(): number {
+    return this.watched.writes;
+  }
+
+  private watch(messages: AgentMessage[]): void {
+    this.watched = new WatchedTranscript(unwatched(messages) as AgentMessage[]);
+    this.context.messages = this.watched.view;
+  }
+
   /** A message joins the transcript: at its `message_end`, or when a failure commits it. */
   append(message: AgentMessage): void {
-    this.context.messages.push(message);
+    this.transcript().push(message);
     this.newMessages.push(message);
     if (this.waiting.length > 0) {
       const index = this.waiting.indexOf(message);
@@ -123,7 +138,11 @@ export class Run {
 
   /** Replacements from `prepareRequest` or `prepareNextTurn`, for this and later requests. */
   update(update: AgentRequestUpdate): void {
-    if (update.context) this.context = update.context;
+    if (update.context) {
+      // A context of the hook's own: watched from now on (its array is the transcript, as in pi).
+      this.context = { ...update.context };
+      this.watch(update.context.messages);
+    }
     if (update.model || update.thinkingLevel !== undefined) {
       const next: AgentLoopConfig = { ...this.config };
       if (update.model) next.model = update.model;

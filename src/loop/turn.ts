@@ -16,6 +16,7 @@ import { defer, EMPTY, type Observable } from "rxjs";
 import { sequence } from "../rx/sequence.js";
 import type { AssistantMessage, Message, StreamOptions, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
+import { unwatched } from "../model/watched-transcript.js";
 import { andThen, maybeAsync } from "../rx/maybe-async.js";
 import { continueWith } from "../rx/continue-with.js";
 import { streamAssistantResponse } from "../stream/assistant-stream.js";
@@ -39,7 +40,7 @@ export function turn(run: Run, next: NextTurn): Observable<Step> {
  */
 export function appendMessages(run: Run, messages: readonly AgentMessage[]): Observable<AgentEvent> {
   return defer(() => {
-    const declared = run.declarations.declare(run.context.messages, messages, run.context.tools ?? [], run.now());
+    const declared = run.declarations.declare(run.transcript(), messages, run.context.tools ?? [], run.now(), run.writes);
     if (declared.length === 0) return EMPTY;
     // What is waiting now is exactly these messages, as declared (a system message may be rewritten).
     run.waiting = declared.slice();
@@ -67,7 +68,11 @@ function betweenTurns(run: Run, lastTurn: AgentTurnContext, pending: AgentMessag
   );
 }
 
-/** `prepareRequest` may replace the context, the model or the thinking level for this and later requests. */
+/**
+ * `prepareRequest` may replace the context, the model or the thinking level for this and later
+ * requests. Tool changes are declared with each turn's pending messages (SPEC M5), so what it does
+ * to the declarations shows from the next turn on, as in pi.
+ */
 function request(run: Run): Observable<Step> {
   const hook = run.config.prepareRequest;
   if (!hook) return respond(run);
@@ -82,10 +87,13 @@ function request(run: Run): Observable<Step> {
 function respond(run: Run): Observable<Step> {
   const { config } = run;
   const { transformContext, convertToLlm, getApiKey } = config;
-  const transformed = transformContext ? maybeAsync(() => transformContext(run.context.messages, run.signal), "error") : run.context.messages;
+  run.transcript();
+  const view = run.context.messages;
+  const transformed = transformContext ? maybeAsync(() => transformContext(view, run.signal), "error") : view;
   return andThen(transformed, (messages) => {
     if (!Array.isArray(messages)) throw new TypeError(`transformContext must return an array of messages, got ${typeof messages}.`);
-    const converted = convertToLlm ? maybeAsync(() => convertToLlm(messages), "error") : run.llmMessages.convert(messages);
+    // The default conversion reads the transcript itself; a hook's own array as it is (I2).
+    const converted = convertToLlm ? maybeAsync(() => convertToLlm(messages), "error") : run.llmMessages.convert(unwatched(messages), run.writes);
     return andThen(converted, (llmMessages) => {
       if (!Array.isArray(llmMessages)) throw new TypeError(`convertToLlm must return an array of messages, got ${typeof llmMessages}.`);
       const apiKey = getApiKey ? maybeAsync(() => getApiKey(config.model.provider), "error") : undefined;

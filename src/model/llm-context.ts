@@ -30,21 +30,18 @@ export function defaultConvertToLlm(messages: readonly AgentMessage[]): Message[
  * The default conversion, memoized over an append-only transcript: each call converts only the
  * messages appended since the previous one, so a request at turn 10 000 costs what one at turn
  * 10 does (SPEC L4b). A replaced, shortened or rewritten array starts over (see
- * {@link TranscriptCursor}; `verify` checks every message, for transcripts hooks can rewrite).
+ * {@link TranscriptCursor}).
  * The returned array is reused and grows; callers must not mutate it.
  *
  * @internal
  */
 export class IncrementalLlmMessages {
-  private readonly cursor: TranscriptCursor;
+  private readonly cursor = new TranscriptCursor();
   private converted: Message[] = [];
 
-  constructor(verify = false) {
-    this.cursor = new TranscriptCursor(verify);
-  }
-
-  convert(messages: readonly AgentMessage[]): Message[] {
-    const from = this.cursor.advance(messages);
+  /** `writes`: the transcript's count of writes by hooks (see `WatchedTranscript`); a new count starts over. */
+  convert(messages: readonly AgentMessage[], writes = 0): Message[] {
+    const from = this.cursor.advance(messages, writes);
     if (from === 0) this.converted = [];
     for (let i = from; i < messages.length; i++) {
       const message = messages[i]!;

@@ -17,7 +17,7 @@ import type { AgentTool } from "../tools/tool-types.js";
  * @internal
  */
 export class ToolDeclarations {
-  private readonly cursor: TranscriptCursor;
+  private readonly cursor = new TranscriptCursor();
   private declared = new Map<string, Tool>();
   private declaredKeys = new Map<string, string>();
   /** A copy of the tool list last compared: the caller's array may be mutated in place. */
@@ -25,14 +25,9 @@ export class ToolDeclarations {
   private comparedVersion = -1;
   private version = 0;
 
-  /** @param verify Check every message read for a rewrite in place (see {@link TranscriptCursor}). */
-  constructor(verify = false) {
-    this.cursor = new TranscriptCursor(verify);
-  }
-
   /** Folds the system messages appended since the last call, or replays a replaced or rewritten transcript. */
-  private catchUp(messages: readonly AgentMessage[]): void {
-    const from = this.cursor.advance(messages);
+  private catchUp(messages: readonly AgentMessage[], writes: number): void {
+    const from = this.cursor.advance(messages, writes);
     if (from === 0) {
       this.declared.clear();
       this.declaredKeys.clear();
@@ -60,8 +55,8 @@ export class ToolDeclarations {
    * tool fields are intent and get replaced), or onto a new system message placed before the
    * first non-system pending message. Returns `pending` itself when nothing changes.
    */
-  declare(committed: readonly AgentMessage[], pending: readonly AgentMessage[], tools: readonly AgentTool[], timestamp: number): readonly AgentMessage[] {
-    this.catchUp(committed);
+  declare(committed: readonly AgentMessage[], pending: readonly AgentMessage[], tools: readonly AgentTool[], timestamp: number, writes = 0): readonly AgentMessage[] {
+    this.catchUp(committed, writes);
     let systemIndex = -1;
     for (let i = pending.length - 1; i >= 0; i--) if (isSystem(pending[i]!)) { systemIndex = i; break; }
     const pendingDeclares = pending.some((m, i) => i !== systemIndex && isSystem(m) && (m.toolsAdded?.length || m.toolsRemoved?.length));

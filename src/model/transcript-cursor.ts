@@ -1,21 +1,20 @@
 /**
  * Reading an append-only transcript incrementally (SPEC L4b, I2): what is new since the last read,
- * or that the reader must start over because the array was replaced, shrank or was rewritten.
+ * or that the reader must start over because the array was replaced, shrank or was written to.
  *
  * @module
  */
 import type { AgentMessage } from "./types.js";
 
 /**
- * Remembers how far a reader got in a transcript. A different array, or one shorter than what
- * was read, means starting over. A rewrite in place (a hook that replaces `messages[0]` or
- * splices the array) is caught in one of two ways: by default only the last message read is
- * checked, O(1); with `verify`, every message read so far is compared by identity, O(read) but
- * without allocating, for runs whose hooks are handed the live transcript.
+ * Remembers how far a reader got in a transcript. A different array, one shorter than what was
+ * read, another message where the last read one was, or a new count of writes (see
+ * `WatchedTranscript`: a hook wrote to the transcript in place) means starting over. Each check
+ * is O(1).
  *
  * @example
  * ```ts
- * const from = cursor.advance(messages);
+ * const from = cursor.advance(messages, watched.writes);
  * if (from === 0) folded.clear();
  * for (let i = from; i < messages.length; i++) fold(messages[i]);
  * ```
@@ -24,35 +23,19 @@ export class TranscriptCursor {
   private source: readonly AgentMessage[] | undefined;
   private read = 0;
   private lastRead: AgentMessage | undefined;
-  /** With `verify`: the messages read so far, in order. */
-  private readonly seen: AgentMessage[] | undefined;
-
-  constructor(verify = false) {
-    this.seen = verify ? [] : undefined;
-  }
+  private writes = 0;
 
   /**
    * The index of the first message the reader has not folded: 0 when it must start over. Marks
    * the whole array as read.
    */
-  advance(messages: readonly AgentMessage[]): number {
-    const from = this.unchanged(messages) ? this.read : 0;
-    if (this.seen) {
-      this.seen.length = from;
-      for (let i = from; i < messages.length; i++) this.seen.push(messages[i]!);
-    }
+  advance(messages: readonly AgentMessage[], writes = 0): number {
+    const unchanged = messages === this.source && messages.length >= this.read && writes === this.writes && (this.read === 0 || messages[this.read - 1] === this.lastRead);
+    const from = unchanged ? this.read : 0;
     this.source = messages;
     this.read = messages.length;
     this.lastRead = messages[messages.length - 1];
+    this.writes = writes;
     return from;
-  }
-
-  private unchanged(messages: readonly AgentMessage[]): boolean {
-    if (messages !== this.source || messages.length < this.read) return false;
-    if (this.read === 0) return true;
-    if (messages[this.read - 1] !== this.lastRead) return false;
-    const seen = this.seen;
-    if (seen) for (let i = 0; i < this.read; i++) if (messages[i] !== seen[i]) return false;
-    return true;
   }
 }

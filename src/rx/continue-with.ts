@@ -13,8 +13,8 @@ import { LinkedObserver } from "./linked-observer.js";
  *
  * ```text
  * source:          -a--b-|
- * project(b):             --x-|
- * result:          -a--b----x-|
+ * project(b):            --x-|
+ * result:          -a--b---x-|
  * ```
  *
  * It is `connect((s) => merge(s, s.pipe(last(), concatMap(project))))` without the multicast.

@@ -43,7 +43,7 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
  *
  * ```text
  * call returns 1           →  1
- * call returns --a--b--|   →  -----b|
+ * call returns --a--b--|   →  --------(b|)
  * call throws / --#        →  # (onFailure "error")  or  f(error) (onFailure f)
  * ```
  *

@@ -17,7 +17,7 @@ import { LinkedObserver } from "./linked-observer.js";
  * ```text
  * a:       -1-|
  * b:          --2|
- * c:              (3|)
+ * c:             (3|)
  * result:  -1---2(3|)
  * ```
  *

@@ -76,7 +76,7 @@ class AssistantResponse implements StreamFnObserver {
       return undefined;
     }
     signal.addEventListener("abort", this.onAbort);
-    this.provider = observeStreamFn(request.streamFn, request.model, { messages: request.messages }, request.options, this);
+    this.provider = observeStreamFn(request.streamFn, request.model, { messages: request.messages }, request.options, this, this.subscriber);
     if (this.finished) this.provider.unsubscribe();
     return () => {
       this.finished = true;

@@ -11,6 +11,7 @@ import { from, Observable, type ObservableInput, type Subscription, type Unsubsc
 import { describeError } from "../model/describe-error.js";
 import type { AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../model/messages.js";
 import { fromAsyncIterable, isPlainAsyncIterable } from "../rx/from-async-iterable.js";
+import { LinkedObserver } from "../rx/linked-observer.js";
 import { isThenable } from "../rx/maybe-async.js";
 
 /**
@@ -61,9 +62,11 @@ function isEvent(value: unknown): value is AssistantMessageEvent {
 /**
  * Calls `streamFn` and reports to `observer`, without an Observable layer of its own between
  * the provider and the observer (this is the per-event hot path). Returns what stops it:
- * unsubscribing the provider's stream and ignoring whatever it still sends.
+ * unsubscribing the provider's stream and ignoring whatever it still sends. The provider's
+ * subscription is added to `parent` before it is subscribed, so unsubscribing `parent` stops a
+ * synchronous provider at once.
  */
-export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmContext, options: StreamOptions, observer: StreamFnObserver): Unsubscribable {
+export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmContext, options: StreamOptions, observer: StreamFnObserver, parent?: Subscription): Unsubscribable {
   let done = false;
   let upstream: Subscription | undefined;
   const stop: Unsubscribable = {
@@ -86,7 +89,8 @@ export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmCo
     } catch {
       return fail(new StreamFnFailure("invalid", `The stream function returned ${describeValue(input)}, not an Observable, async iterable, array or promise of provider events.`));
     }
-    upstream = events.subscribe({
+    // Linked before it is subscribed: stopping it stops a synchronous provider in the middle of its events.
+    const linked = new LinkedObserver<AssistantMessageEvent>({
       next: (event) => {
         if (done) return;
         const type = (event as { type?: unknown } | null)?.type;
@@ -99,7 +103,10 @@ export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmCo
       error: (error: unknown) => done || fail(failureOf("errored", error)),
       complete: () => done || fail(new StreamFnFailure("incomplete", `Provider stream ended without a final "done" or "error" event.`)),
     });
-    if (done) upstream.unsubscribe();
+    upstream = linked;
+    parent?.add(linked);
+    events.subscribe(linked);
+    if (done) linked.unsubscribe();
   };
 
   let result: unknown;
@@ -140,13 +147,20 @@ export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmCo
  */
 export function callStreamFn(streamFn: StreamFn, model: Model, context: LlmContext, options: StreamOptions): Observable<AssistantMessageEvent> {
   return new Observable<AssistantMessageEvent>((subscriber) =>
-    observeStreamFn(streamFn, model, context, options, {
-      event: (event) => subscriber.next(event),
-      final: (event) => {
-        subscriber.next(event);
-        subscriber.complete();
+    observeStreamFn(
+      streamFn,
+      model,
+      context,
+      options,
+      {
+        event: (event) => subscriber.next(event),
+        final: (event) => {
+          subscriber.next(event);
+          subscriber.complete();
+        },
+        failure: (failure) => subscriber.error(failure),
       },
-      failure: (failure) => subscriber.error(failure),
-    }),
+      subscriber,
+    ),
   );
 }

@@ -22,7 +22,7 @@ export type ToolExecutionNote =
  *
  * ```text
  * Observable tool:  -p-q-r|       (every emission but the last is progress)
- * result:           ---u-u-(R|)   (update p, update q, then the result r)
+ * result:           ---u-u(R|)    (update p at q's frame, update q at r's, then the result r)
  * ```
  */
 export function executeToolCall(prepared: PreparedToolCall, env: ToolCallEnvironment): Observable<ToolExecutionNote> {

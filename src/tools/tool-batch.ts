@@ -91,8 +91,10 @@ function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: 
  * ends with exactly one result (SPEC T3, L10).
  *
  * ```text
- * parallel, calls a (2 frames) and b (1 frame):
- * events:  (SaSb)-Eb-Ea-(Ra Rb)then…      S start, E end (completion order), R result messages (source order)
+ * parallel; call a takes 2 frames, call b 1 frame (S start, E end, R result message):
+ * frame:   0       1     2
+ * events:  Sa Sb   Eb    Ea Ra Rb, then then(batch)
+ *          (ends in completion order, result messages in source order)
  * ```
  */
 export function executeToolBatch<T>(calls: readonly ToolCall[], env: ToolCallEnvironment, mode: ToolExecutionMode, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {

@@ -42,3 +42,15 @@ describe("Q4: the Agent's queues", () => {
     expect(agent.hasQueuedMessages()).toBe(false);
   });
 });
+
+describe("Q4: a routed stream that errors", () => {
+  it("Q4: stops routing and sets state.errorMessage; what it sent stays queued; nothing is thrown", () => {
+    const agent = agentWith({ streamFn: fauxProvider([]) });
+    const source = new Subject<string>();
+    agent.steerFrom(source);
+    source.next("first");
+    source.error(new Error("socket closed"));
+    expect(agent.state.errorMessage).toBe("The stream given to steerFrom() failed: socket closed");
+    expect(agent.peekQueuedMessages().map(textOf)).toEqual(["first"]);
+  });
+});

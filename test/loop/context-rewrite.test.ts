@@ -93,6 +93,19 @@ describe("I2: a rewritten context is converted afresh", () => {
     expect(third).toHaveLength(1);
   });
 
+  it("L4b I2: hooks that are handed the transcript but leave it alone cost nothing per old message", () => {
+    const reads = (turns: number): number => {
+      let count = 0;
+      const counted = { content: "go", timestamp: 0 } as Record<string, unknown>;
+      Object.defineProperty(counted, "role", { enumerable: true, get: () => (count++, "user") });
+      const script = Array.from({ length: turns - 1 }, (_, i) => ({ content: [fauxToolCall("echo", {}, `c${i}`)] }));
+      const config = { model, beforeToolCall: () => undefined, afterToolCall: () => undefined, finishTurn: () => undefined, prepareRequest: () => undefined, prepareNextTurn: () => undefined };
+      collectSync(agentLoop([counted as unknown as AgentMessage], contextWith([echo]), config, undefined, fauxProvider([...script, { content: "done" }])));
+      return count;
+    };
+    expect(reads(50)).toBe(reads(5));
+  });
+
   it("L4b: without hooks that see the transcript, the memo stays incremental (the same array grows across requests)", () => {
     const arrays: Message[][] = [];
     const provider = fauxProvider([

@@ -6,7 +6,7 @@
  */
 import { map, NEVER, type Observable, ReplaySubject, Subject, take, throwError } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { agentLoop } from "../../src/loop/agent-loop.js";
+import { agentLoop, runAgentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, QueueMode, StreamFn } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { agentEnd, collectSync, contextWith, model, textOf, user } from "../helpers/fixtures.js";
@@ -99,7 +99,7 @@ describe("Q1: followUp$ waits for the natural stop", () => {
 });
 
 describe("Q2: the run owns its subscriptions to the streams", () => {
-  it("Q2: subscribed at the run's start, unsubscribed when the run ends", () => {
+  it("Q2: subscribed at the run's start, unsubscribed when the run ends (with agent_end, before its listeners)", () => {
     const scheduler = newScheduler();
     scheduler.run(({ hot, expectSubscriptions }) => {
       const steering$ = hot<AgentMessage>("------");
@@ -110,6 +110,20 @@ describe("Q2: the run owns its subscriptions to the streams", () => {
       expectSubscriptions(steering$.subscriptions).toBe("^---!");
       expectSubscriptions(followUp$.subscriptions).toBe("^---!");
     });
+  });
+
+  it("Q2: the streams are let go at agent_end, not when the run's Observable completes", () => {
+    const scheduler = newScheduler();
+    let completedAt = -1;
+    scheduler.run(({ hot, cold, expectSubscriptions }) => {
+      const steering$ = hot<AgentMessage>("--------");
+      const provider = fauxProvider([{ content: "hi" }], { scheduler, delay: 1 });
+      // A listener that holds agent_end for 3 frames: the run completes at frame 7.
+      const emit = (event: AgentEvent) => (event.type === "agent_end" ? cold("---|") : undefined);
+      runAgentLoop({ prompts: [user("go")], context: { messages: [] }, config: { model, scheduler, steering$ }, streamFn: provider, emit }).subscribe({ complete: () => (completedAt = scheduler.now()) });
+      expectSubscriptions(steering$.subscriptions).toBe("^---!");
+    });
+    expect(completedAt).toBe(7);
   });
 
   it("Q2 L10: unsubscribing the run unsubscribes the streams", () => {
@@ -206,7 +220,7 @@ describe("Q3: nothing the run received is lost", () => {
 });
 
 describe("Q1: routing any stream into steering is an operator away", () => {
-  it("Q1: take(1) of a burst — coalescing is the app's operator, not a loop option", () => {
+  it("Q1: a burst of typing routed in with operators (take, map) lands as one steering batch in all mode", () => {
     const scheduler = newScheduler();
     const events: AgentEvent[] = [];
     scheduler.run(({ hot }) => {

@@ -49,7 +49,7 @@ describe("reduceRunState", () => {
     }
   });
 
-  it("A4: turn_end of an error answer records its errorMessage; a later good turn keeps it until a reset", () => {
+  it("A4: turn_end of an error answer records its errorMessage; a later good turn keeps it", () => {
     const failed = assistantMessage("", "error", { errorMessage: "HTTP 500" });
     const state = fold([{ type: "turn_end", message: failed, toolResults: [] }, { type: "turn_end", message: assistantMessage("ok"), toolResults: [] }]);
     expect(state.errorMessage).toBe("HTTP 500");

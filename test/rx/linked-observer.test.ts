@@ -30,9 +30,17 @@ describe("LinkedObserver", () => {
     expect(log).toEqual(["emit 1", "next 1", "emit 2", "next 2", "teardown"]);
   });
 
-  it("a plain observer cannot do that: the source runs to its end (why the class exists)", () => {
+  it("a plain observer cannot do that: leaving inside next does not stop the source (why the class exists)", () => {
     const log: string[] = [];
-    const subscription = counting(log).subscribe({ next: (v) => log.push(`next ${v}`) });
+    let leave = false;
+    const subscription = counting(log).subscribe({
+      next: (v) => {
+        log.push(`next ${v}`);
+        if (v === 2) leave = true;
+      },
+    });
+    // The plain observer has no handle on its subscription until `subscribe` returns.
+    expect(leave).toBe(true);
     subscription.unsubscribe();
     expect(log.filter((l) => l.startsWith("emit"))).toHaveLength(5);
   });

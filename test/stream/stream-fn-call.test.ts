@@ -3,7 +3,7 @@
  * failure as one `StreamFnFailure`, and the same words whether a wrapper (`withRetry`, the proxy
  * server) sits in between or not.
  */
-import { lastValueFrom, Observable, of, toArray } from "rxjs";
+import { lastValueFrom, Observable, of, take, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import { withRetry } from "../../src/providers/retry/index.js";
@@ -81,5 +81,24 @@ describe("callStreamFn", () => {
         expect(agentEnd(seen).messages.at(-1)).toMatchObject({ stopReason: "stop" });
       }),
     );
+  });
+});
+
+describe("callStreamFn and cancellation", () => {
+  it("L10: unsubscribing stops a synchronous provider in the middle of its events", () => {
+    let produced = 0;
+    const many: StreamFn = () =>
+      new Observable<AssistantMessageEvent>((subscriber) => {
+        for (let i = 0; i < 1000 && !subscriber.closed; i++) {
+          produced++;
+          subscriber.next(events[i % 3]!);
+        }
+      });
+    const seen: AssistantMessageEvent[] = [];
+    callStreamFn(many, model, { messages: [] }, {})
+      .pipe(take(3))
+      .subscribe((e) => seen.push(e));
+    expect(seen).toHaveLength(3);
+    expect(produced).toBe(3);
   });
 });

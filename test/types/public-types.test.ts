@@ -68,9 +68,11 @@ describe("public types", () => {
     expectTypeOf<Pick<AgentOptions, LoopHookName>>().toEqualTypeOf<LoopHooks>();
     expectTypeOf<Agent["prepareRequest"]>().toEqualTypeOf<AgentLoopConfig["prepareRequest"]>();
     expectTypeOf<Agent["finishTurn"]>().toEqualTypeOf<AgentLoopConfig["finishTurn"]>();
-    const agent = new Agent({ finishTurn: () => ({ action: "end" }) });
-    for (const hook of LOOP_HOOKS) expect(hook in agent || agent[hook] === undefined).toBe(true);
-    expect(typeof agent.finishTurn).toBe("function");
+    const hooks = Object.fromEntries(LOOP_HOOKS.map((hook) => [hook, () => undefined]));
+    const agent = new Agent(hooks as AgentOptions);
+    // Every hook of the list becomes the Agent's property of the same name.
+    for (const hook of LOOP_HOOKS) expect(agent[hook], hook).toBe(hooks[hook]);
+    expect(LOOP_HOOKS).toHaveLength(8);
   });
 
   it("M3: every config key is either read by the loop (LOOP_KEYS) or a provider option", () => {
