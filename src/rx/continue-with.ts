@@ -37,6 +37,8 @@ export function continueWith<T, R>(project: (last: T) => Observable<R>): Operato
         },
         error: (error) => subscriber.error(error),
         complete: () => {
+          // The source is torn down before the continuation starts, as `concat` would.
+          mirror.unsubscribe();
           if (!seen) return subscriber.error(new EmptyError());
           let next: Observable<R>;
           try {

@@ -46,6 +46,8 @@ export function sequence<A extends readonly unknown[]>(...sources: { [K in keyof
           next: (value) => subscriber.next(value),
           error: (error) => subscriber.error(error),
           complete: () => {
+            // The finished source is torn down before the next one starts, as in rxjs's `concat`.
+            inner.unsubscribe();
             if (looping) completedWhileLooping = true;
             else subscribeNext();
           },

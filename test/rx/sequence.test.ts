@@ -3,7 +3,7 @@
  * the previous one completes, torn down when the consumer leaves — also in the middle of a
  * synchronous source.
  */
-import { defer, EMPTY, map, of, take } from "rxjs";
+import { concat, defer, EMPTY, map, Observable, of, take } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { sequence } from "../../src/rx/sequence.js";
 import { newScheduler } from "../helpers/marbles.js";
@@ -67,5 +67,32 @@ describe("sequence", () => {
 
   it("completes at once with no sources", () => {
     newScheduler().run(({ expectObservable }) => expectObservable(sequence()).toBe("|"));
+  });
+});
+
+describe("sequence teardown order", () => {
+  it("L10: a finished source is torn down before the next one is subscribed, as with concat", async () => {
+    const log: string[] = [];
+    const source = (name: string) =>
+      new Observable<string>((subscriber) => {
+        log.push(`subscribe ${name}`);
+        const t = setTimeout(() => {
+          subscriber.next(name);
+          subscriber.complete();
+        }, 1);
+        return () => {
+          clearTimeout(t);
+          log.push(`teardown ${name}`);
+        };
+      });
+    const run = (make: (...s: Observable<string>[]) => Observable<string>) =>
+      new Promise<string[]>((resolve) => {
+        log.length = 0;
+        make(source("a"), source("b")).subscribe({ complete: () => resolve(log.slice()) });
+      });
+    const ours = await run((...s) => sequence(...s));
+    const theirs = await run((...s) => concat(...s));
+    expect(ours).toEqual(["subscribe a", "teardown a", "subscribe b", "teardown b"]);
+    expect(ours).toEqual(theirs);
   });
 });
