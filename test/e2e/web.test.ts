@@ -1,7 +1,7 @@
 /**
  * The web example end to end: built with Vite's JS API, served by `vite preview` on 127.0.0.1
- * (port chosen by the OS), driven in headless Chromium (Debian's `chromium`, through
- * playwright-core). A prompt streams text and shows tool progress; Stop aborts; a new prompt
+ * (port chosen by the OS), driven in headless Chromium through playwright-core (the system's, or
+ * the one inside the `@sparticuz/chromium` dev dependency: test/helpers/chromium.ts). A prompt streams text and shows tool progress; Stop aborts; a new prompt
  * works; Steer lands on the next turn; the proxy mode streams through the example proxy server.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -13,9 +13,8 @@ import { build, preview, type PreviewServer } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProxyServer } from "../../examples/web/proxy-server.js";
 import { ROOT } from "../examples/support.js";
+import { findChromium } from "../helpers/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 const CONFIG = join(ROOT, "examples/web/vite.config.ts");
 
 let outDir: string;
@@ -33,7 +32,8 @@ beforeAll(async () => {
   process.env.PROXY_TARGET = proxy.url;
   server = await preview({ configFile: CONFIG, logLevel: "silent", build: { outDir }, preview: { host: "127.0.0.1", port: 0, strictPort: false } });
   base = server.resolvedUrls!.local[0]!;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const found = await findChromium();
+  browser = await chromium.launch({ executablePath: found.executablePath, args: found.args });
 }, 60_000);
 
 afterAll(async () => {
