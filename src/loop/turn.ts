@@ -87,6 +87,7 @@ function request(run: Run): Observable<Step> {
 function respond(run: Run): Observable<Step> {
   const { config } = run;
   const { transformContext, convertToLlm, getApiKey } = config;
+  // Re-watched first if a hook put another array in `context.messages`: the view below is the current one (I2).
   run.transcript();
   const view = run.context.messages;
   const transformed = transformContext ? maybeAsync(() => transformContext(view, run.signal), "error") : view;
