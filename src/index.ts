@@ -14,6 +14,18 @@ export { initialRunState, reduceRunState, unansweredToolCalls, type RunState } f
 export { runToolCall, type RunToolCallOptions } from "./tools/run-tool-call.js";
 export { errorToolResult } from "./tools/tool-result.js";
 export { validateToolArguments } from "./tools/validation.js";
+export type { ArgumentValidator, ValidateArguments, ValidationIssue } from "./tools/validators/argument-validator.js";
+export { ajvValidator } from "./tools/validators/ajv-validator.js";
+export { interpretingValidator } from "./tools/validators/interpreting-validator.js";
+export {
+  issuesFromAjvErrors,
+  precompiledValidator,
+  schemaKeyOf,
+  type PrecompiledValidatorOptions,
+  type StandaloneError,
+  type StandaloneValidate,
+} from "./tools/validators/precompiled-validator.js";
+export { assertToolSet } from "./tools/tool-set.js";
 export { defaultConvertToLlm, isLlmMessage } from "./model/llm-context.js";
 export {
   createInitialSystemMessage,
@@ -24,7 +36,7 @@ export {
   toToolDeclaration,
   type ToolChanges,
 } from "./model/transcript.js";
-export { emptyUsage, failedAssistantMessage } from "./model/assistant-message.js";
+export { emptyUsage, failedAssistantMessage, normalizedFailureMessage } from "./model/assistant-message.js";
 export { describeError } from "./model/describe-error.js";
 export { callStreamFn, StreamFnFailure, type StreamFnFailureKind } from "./stream/stream-fn-call.js";
 export { Agent, type AgentOptions, type PromptInput } from "./agent/agent.js";

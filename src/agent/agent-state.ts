@@ -5,7 +5,7 @@
  */
 import { initialRunState, reduceRunState, type RunState, withErrorMessage } from "../loop/run-state.js";
 import type { Model, ThinkingLevel, Tool } from "../model/messages.js";
-import { createInitialSystemMessage, getSystemPrompt } from "../model/transcript.js";
+import { createInitialSystemMessage, getSystemPrompt, isSystem } from "../model/transcript.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import type { AgentTool } from "../tools/tool-types.js";
 
@@ -87,6 +87,7 @@ export class AgentStateStore implements AgentState {
   constructor(
     initial: AgentInitialState = {},
     private readonly changed: () => void,
+    private readonly now: () => number = Date.now,
   ) {
     this._model = initial.model ?? UNKNOWN_MODEL;
     this._thinkingLevel = initial.thinkingLevel ?? "off";
@@ -99,9 +100,26 @@ export class AgentStateStore implements AgentState {
   get systemPrompt(): string {
     return getSystemPrompt(this._messages);
   }
+  // The transcript owns the prompt (SPEC M5): assigning here would leave the transcript saying otherwise.
+  set systemPrompt(_: string) {
+    throw new TypeError(
+      "state.systemPrompt is read from the transcript's system messages. Call agent.setSystemPrompt(text) while idle, or send a system message with `sections` to change a named part.",
+    );
+  }
+
+  /** Replaces the leading system message's text (inserting one if there is none); later system messages still apply. */
+  replaceSystemPrompt(text: string): void {
+    const first = this._messages[0];
+    if (first && isSystem(first)) this.messages = [{ ...first, content: text }, ...this._messages.slice(1)];
+    else this.messages = [{ role: "system", content: text, timestamp: this.now() }, ...this._messages];
+  }
 
   get model(): Model {
     return this._model;
+  }
+  /** False until a model is given: a prompt then fails at once instead of asking for model "unknown". */
+  get hasModel(): boolean {
+    return this._model !== UNKNOWN_MODEL;
   }
   set model(model: Model) {
     this._model = model;

@@ -7,13 +7,15 @@
  */
 import { concat, defer, map, Observable, Subject, type SchedulerLike, type Subscription } from "rxjs";
 import { assertCanContinue } from "../loop/agent-loop.js";
-import { type AgentLoopConfig, LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
+import { type AgentLoopConfig, LOOP_HOOKS, LOOP_KEYS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
 import { MessageQueue } from "../loop/message-queue.js";
 import type { ImageContent, StreamFn, ThinkingBudgets } from "../model/messages.js";
 import { describeError } from "../model/describe-error.js";
 import { getCurrentSystemMessage } from "../model/transcript.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import type { ToolExecutionMode } from "../tools/tool-types.js";
+import { assertToolSet } from "../tools/tool-set.js";
+import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 import { AgentStateStore, type AgentInitialState, type AgentState, type AgentStateSnapshot } from "./agent-state.js";
 import { AgentRunner, type RunPlan } from "./agent-runner.js";
 import { AgentQueues } from "./agent-queues.js";
@@ -21,6 +23,9 @@ import { type AgentListener, ListenerBarrier } from "./listener-barrier.js";
 import { type PromptInput, promptMessages, toMessage } from "./prompt-input.js";
 
 export type { AgentListener } from "./listener-barrier.js";
+
+// Keys of `providerOptions` that would reconfigure the loop rather than the provider: not passed.
+const LOOP_KEY_SET: ReadonlySet<string> = new Set(LOOP_KEYS);
 
 /** Options of `new Agent(...)`, named as in pi-agent-core (SPEC A1); the hooks are {@link LOOP_HOOKS}. */
 export interface AgentOptions extends LoopHooks {
@@ -32,6 +37,17 @@ export interface AgentOptions extends LoopHooks {
   toolExecution?: ToolExecutionMode;
   sessionId?: string;
   thinkingBudgets?: ThinkingBudgets;
+  /** Sampling temperature, sent with every request. */
+  temperature?: number;
+  /** The most tokens one response may have, sent with every request. */
+  maxTokens?: number;
+  /**
+   * Any other option of the provider (`headers`, `apiKey`, options of its own), sent with every
+   * request. `temperature`, `maxTokens` and the Agent's own settings win over keys here.
+   */
+  providerOptions?: Record<string, unknown>;
+  /** Checks tool arguments for tools without a validator of their own (SPEC T2); default ajv. */
+  validator?: ArgumentValidator;
   /** Clock and scheduler of the runs; pass a `TestScheduler` in marble tests. */
   scheduler?: SchedulerLike;
 }
@@ -58,6 +74,10 @@ export class Agent {
   toolExecution: ToolExecutionMode;
   sessionId: string | undefined;
   thinkingBudgets: ThinkingBudgets | undefined;
+  temperature: number | undefined;
+  maxTokens: number | undefined;
+  providerOptions: Record<string, unknown> | undefined;
+  validator: ArgumentValidator | undefined;
   scheduler: SchedulerLike | undefined;
 
   private readonly store: AgentStateStore;
@@ -85,12 +105,16 @@ export class Agent {
   );
 
   constructor(options: AgentOptions = {}) {
-    this.store = new AgentStateStore(options.initialState, () => this.changes.next());
+    this.store = new AgentStateStore(options.initialState, () => this.changes.next(), () => this.now());
     for (const hook of LOOP_HOOKS) (this as LoopHooks as Record<string, unknown>)[hook] = options[hook];
     this.streamFn = options.streamFn;
     this.toolExecution = options.toolExecution ?? "parallel";
     this.sessionId = options.sessionId;
     this.thinkingBudgets = options.thinkingBudgets;
+    this.temperature = options.temperature;
+    this.maxTokens = options.maxTokens;
+    this.providerOptions = options.providerOptions;
+    this.validator = options.validator;
     this.scheduler = options.scheduler;
     this.runner = new AgentRunner(this.store, this.listeners, this.allEvents);
     this.queues = new AgentQueues(options.steeringMode ?? "one-at-a-time", options.followUpMode ?? "one-at-a-time", (source, error) => {
@@ -196,6 +220,24 @@ export class Agent {
     return this.runner.active?.idle ?? Promise.resolve();
   }
 
+  /**
+   * Replaces the system prompt from the next request on. The transcript owns the prompt (SPEC
+   * M5), so this rewrites the text of its leading system message (or adds one); tool
+   * declarations and named `sections` of later system messages stay. To change a part while a
+   * run is going, steer a system message with `sections` instead.
+   *
+   * @example
+   * ```ts
+   * agent.setSystemPrompt("Answer in French.");
+   * agent.state.systemPrompt; // "Answer in French."
+   * ```
+   */
+  setSystemPrompt(text: string): void {
+    if (this.runner.active) throw new Error("setSystemPrompt() while a run is active: wait for it (await agent.waitForIdle()), or steer a system message with `sections`.");
+    if (typeof text !== "string") throw new TypeError("setSystemPrompt() takes the prompt text as a string.");
+    this.store.replaceSystemPrompt(text);
+  }
+
   /** Clears the transcript (keeping the replayed system baseline), the queues and the error. */
   reset(): void {
     if (this.runner.active) throw new Error("Agent is already processing. Wait for completion before resetting.");
@@ -284,8 +326,15 @@ export class Agent {
     if (this.store.thinkingLevel !== "off") config.reasoning = this.store.thinkingLevel;
     if (this.sessionId !== undefined) config.sessionId = this.sessionId;
     if (this.thinkingBudgets !== undefined) config.thinkingBudgets = this.thinkingBudgets;
+    if (this.temperature !== undefined) config.temperature = this.temperature;
+    if (this.maxTokens !== undefined) config.maxTokens = this.maxTokens;
+    if (this.validator !== undefined) config.validator = this.validator;
     if (this.scheduler !== undefined) config.scheduler = this.scheduler;
     for (const hook of LOOP_HOOKS) if (this[hook]) (config as unknown as Record<string, unknown>)[hook] = this[hook];
+    if (this.providerOptions) {
+      const open = config as unknown as Record<string, unknown>;
+      for (const key of Object.keys(this.providerOptions)) if (!(key in open) && !LOOP_KEY_SET.has(key)) open[key] = this.providerOptions[key];
+    }
     return config;
   }
 
@@ -293,6 +342,8 @@ export class Agent {
   private run(plan: RunPlan): Observable<AgentEvent> {
     const streamFn = this.streamFn;
     if (!streamFn) throw new Error("The Agent has no streamFn: pass one in the options or assign agent.streamFn.");
+    if (!this.store.hasModel) throw new Error("The Agent has no model: pass initialState.model, or assign agent.state.model before prompting.");
+    assertToolSet(this.store.tools, this.validator);
     return this.runner.run(plan, streamFn, () => this.loopConfig());
   }
 }

@@ -32,6 +32,7 @@ import { NextTurn, type Step } from "./next-turn.js";
 import { assertOneQueueSource, poll } from "./queue-poll.js";
 import { type AgentLoopRun, Run } from "./run.js";
 import { appendMessages, turn } from "./turn.js";
+import { assertToolSet } from "../tools/tool-set.js";
 
 export type { AgentLoopRun } from "./run.js";
 
@@ -102,6 +103,7 @@ export function runAgentLoop(input: AgentLoopRun): Observable<AgentEvent> {
   const { config } = input;
   assertOneQueueSource(config.getSteeringMessages, config.steering$, "getSteeringMessages", "steering$");
   assertOneQueueSource(config.getFollowUpMessages, config.followUp$, "getFollowUpMessages", "followUp$");
+  assertToolSet(input.context.tools, config.validator);
   return defer(() => {
     const controller = new AbortController();
     const outer = input.signal;

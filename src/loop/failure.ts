@@ -5,7 +5,7 @@
  * @module
  */
 import { EMPTY, type Observable } from "rxjs";
-import { failedAssistantMessage } from "../model/assistant-message.js";
+import { normalizedFailureMessage } from "../model/assistant-message.js";
 import { describeError } from "../model/describe-error.js";
 import type { Message, ToolResultMessage } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
@@ -63,7 +63,7 @@ export function failure(run: Run, error: unknown): Observable<AgentEvent> {
   // Aborted by the user (not by the failure itself, whose abort carries the error as its reason).
   const aborted = run.signal.aborted && run.signal.reason !== error;
   const partial = open?.role === "assistant" ? open : undefined;
-  const failed = failedAssistantMessage(run.config.model, reason, aborted ? "aborted" : "error", now, partial);
+  const failed = normalizedFailureMessage(run.config.model, reason, aborted ? "aborted" : "error", now, partial);
   run.append(failed);
   if (!partial) events.push({ type: "message_start", message: failed });
   events.push({ type: "message_end", message: failed }, { type: "turn_end", message: failed, toolResults }, run.endEvent());

@@ -9,6 +9,7 @@ import type { AssistantMessage, Message, Model, ProviderOptions, ThinkingLevel, 
 import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
 import type { ToolExecutionMode, ToolHooks } from "../tools/tool-types.js";
+import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 
 /** How many queued messages one poll takes: the oldest only, or all of them. */
 export type QueueMode = "all" | "one-at-a-time";
@@ -76,6 +77,11 @@ export interface AgentLoopConfig extends ToolHooks, ProviderOptions {
   followUpMode?: QueueMode;
   /** Default `parallel` (SPEC T4). */
   toolExecution?: ToolExecutionMode;
+  /**
+   * Checks tool arguments (SPEC T2) for tools without a `validator` of their own. Default
+   * `ajvValidator`; `interpretingValidator` or `precompiledValidator` under a strict CSP.
+   */
+  validator?: ArgumentValidator;
   /** Before every request, pending messages already appended. */
   prepareRequest?: (request: PrepareRequestContext, signal: AbortSignal) => MaybeAsync<AgentRequestUpdate | undefined | void>;
   /** After `turn_end` when the run goes on, before the next `turn_start`. */
@@ -124,6 +130,7 @@ export const LOOP_KEYS = [
   ...LOOP_HOOKS,
   "model",
   "toolExecution",
+  "validator",
   "getSteeringMessages",
   "getFollowUpMessages",
   "steering$",

@@ -133,6 +133,8 @@ function toolEnvironment(run: Run, message: AssistantMessage): ToolCallEnvironme
     assistantMessage: message,
     signal: run.signal,
     now: run.now,
+    validator: config.validator,
+    scheduler: config.scheduler,
     beforeToolCall: config.beforeToolCall,
     afterToolCall: config.afterToolCall,
   };

@@ -51,3 +51,20 @@ export function failedAssistantMessage(
   const base = partial ? { ...partial, content: partial.content.slice() } : emptyAssistantMessage(model, timestamp);
   return { ...base, stopReason, errorMessage };
 }
+
+/**
+ * The message the loop itself writes when a run fails or is aborted before the provider said
+ * anything (a hook, listener or provider call failed): {@link failedAssistantMessage}, with one
+ * empty text block standing in for the missing content, the shape pi-agent-core writes.
+ */
+export function normalizedFailureMessage(
+  model: Pick<Model, "id" | "api" | "provider">,
+  errorMessage: string,
+  stopReason: "error" | "aborted",
+  timestamp: number,
+  partial?: AssistantMessage,
+): AssistantMessage {
+  const message = failedAssistantMessage(model, errorMessage, stopReason, timestamp, partial);
+  if (!partial) message.content = [{ type: "text", text: "" }];
+  return message;
+}

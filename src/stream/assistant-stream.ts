@@ -7,7 +7,7 @@
  * @module
  */
 import { Observable, type Subscriber, type TeardownLogic, type Unsubscribable } from "rxjs";
-import { failedAssistantMessage } from "../model/assistant-message.js";
+import { normalizedFailureMessage } from "../model/assistant-message.js";
 import type { AssistantMessage, AssistantMessageEvent, Message, Model, StreamFn, StreamOptions } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import { observeStreamFn, type StreamFnFailure, type StreamFnObserver } from "./stream-fn-call.js";
@@ -42,7 +42,7 @@ function isAssistantMessage(value: unknown): value is AssistantMessage {
  * provider:  -s-t-t-d|
  * result:    -S-U-U-(E|)     (message_start, message_update ×2, message_end)
  * provider:  -s-t-#
- * result:    -S-U-(E|)       (E: the partial, stopReason "error", errorMessage "Provider stream failed: …")
+ * result:    -S-U-(E|)       (E: the partial, stopReason "error", errorMessage: the provider error's own message)
  * ```
  *
  * @example
@@ -140,14 +140,14 @@ class AssistantResponse implements StreamFnObserver {
 
   /** An abort the provider did not answer itself ends the response with what streamed so far. */
   private readonly onAbort = (): void => {
-    this.end(failedAssistantMessage(this.request.model, ABORTED_RESPONSE_TEXT, "aborted", this.request.now(), this.partial));
+    this.end(normalizedFailureMessage(this.request.model, ABORTED_RESPONSE_TEXT, "aborted", this.request.now(), this.partial));
   };
 
   // Checked before building the message: a synchronous provider still completes after `done`.
   private fail(errorMessage: string): void {
     if (this.finished) return;
     const { request, signal } = this;
-    this.end(failedAssistantMessage(request.model, errorMessage, signal.aborted ? "aborted" : "error", request.now(), this.partial));
+    this.end(normalizedFailureMessage(request.model, errorMessage, signal.aborted ? "aborted" : "error", request.now(), this.partial));
   }
 
   private end(message: AssistantMessage): void {

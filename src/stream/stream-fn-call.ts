@@ -42,8 +42,8 @@ function describeValue(value: unknown): string {
 function failureOf(kind: Exclude<StreamFnFailureKind, "invalid" | "incomplete">, cause: unknown): StreamFnFailure {
   // A failure that already went through here (a wrapper such as `withRetry` passing it on) keeps its words.
   if (cause instanceof StreamFnFailure) return cause;
-  const text = kind === "threw" ? "The stream function threw" : kind === "rejected" ? "The stream function rejected" : "Provider stream failed";
-  return new StreamFnFailure(kind, `${text}: ${describeError(cause)}`, cause);
+  // The error's own words, as pi-agent-core reports them; `kind` tells how it failed.
+  return new StreamFnFailure(kind, describeError(cause), cause);
 }
 
 /** Receives one provider call: its events up to and including the final one, or its failure. Exactly one of `final` / `failure` ends it. */

@@ -1,5 +1,6 @@
 /**
- * Test helpers for apps built on rxagent: the scripted provider.
+ * Test helpers for apps built on rxagent: the scripted provider, and virtual time for code that
+ * awaits.
  *
  * @module rxagent/testing
  */
@@ -14,3 +15,4 @@ export {
   type FauxRequest,
   type FauxScriptEntry,
 } from "./faux-provider.js";
+export { settleVirtualTime, type SettleVirtualTimeOptions } from "./virtual-time.js";

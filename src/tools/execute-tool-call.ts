@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { isObservable, Observable, type Subscriber, type TeardownLogic } from "rxjs";
+import { asapScheduler, isObservable, Observable, type SchedulerLike, type Subscriber, type Subscription, type TeardownLogic } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import { isThenable } from "../rx/maybe-async.js";
 import type { PreparedToolCall, ToolCallEnvironment } from "./prepare-tool-call.js";
@@ -20,13 +20,71 @@ export type ToolExecutionNote =
  * unsubscribed at once when the signal fires (their result is then "Operation aborted"), and
  * whenever the returned Observable is unsubscribed. Updates reported after the result are dropped.
  *
+ * An Observable tool's emissions are progress and its last is the result. An emission becomes a
+ * progress update at once when another follows in the same task, else as soon as that task ends
+ * (a zero-delay action on the loop's scheduler): a value followed by `complete` in the same task
+ * is the result only, and a value the tool leaves standing is on screen without waiting for the
+ * next. A value that stood before the tool completed later is both an update and the result.
+ *
  * ```text
- * Observable tool:  -p-q-r|       (every emission but the last is progress)
- * result:           ---u-u(R|)    (update p at q's frame, update q at r's, then the result r)
+ * Observable tool:  -p-q-(r|)
+ * notes:            -u-u-(R|)     (p and q shown in their own frames, r is the result)
+ * Observable tool:  -p-q-r--|
+ * notes:            -u-u-u--(R|)  (r stood for two frames: shown, then the result)
  * ```
  */
 export function executeToolCall(prepared: PreparedToolCall, env: ToolCallEnvironment): Observable<ToolExecutionNote> {
   return new Observable<ToolExecutionNote>((subscriber) => new ToolExecution(prepared, env, subscriber).start());
+}
+
+/**
+ * An Observable tool's latest emission until it is known to be progress: when the next one
+ * arrives, or when the task it came in ends without completion. What a synchronous tool emits
+ * while it is being subscribed is held until `subscribed()`, so a tool that completes there
+ * costs no scheduled action.
+ */
+class StandingProgress {
+  private value: unknown;
+  private held = false;
+  private scheduled: Subscription | undefined;
+  private subscribing = true;
+
+  constructor(
+    private readonly scheduler: SchedulerLike,
+    private readonly show: (value: unknown) => void,
+  ) {}
+
+  next(value: unknown): void {
+    if (this.held || this.scheduled) {
+      this.settle();
+      this.show(this.value);
+    }
+    this.value = value;
+    if (this.subscribing) this.held = true;
+    else this.later();
+  }
+
+  /** The tool's `subscribe` returned: a value it left standing is shown once this task ends. */
+  subscribed(): void {
+    this.subscribing = false;
+    if (!this.held) return;
+    this.held = false;
+    this.later();
+  }
+
+  /** The tool ended (or was torn down): its last value is the result, not progress. */
+  settle(): void {
+    this.held = false;
+    this.scheduled?.unsubscribe();
+    this.scheduled = undefined;
+  }
+
+  private later(): void {
+    this.scheduled = this.scheduler.schedule(() => {
+      this.scheduled = undefined;
+      this.show(this.value);
+    });
+  }
 }
 
 /** One execution of a tool: whatever `execute` returns, exactly one result. */
@@ -70,20 +128,30 @@ class ToolExecution {
     const toolName = this.prepared.tool.name;
     let latest: unknown;
     let hasValue = false;
+    const progress = new StandingProgress(env.scheduler ?? asapScheduler, (value) => this.onUpdate(value as AgentToolResult));
     const onAbort = (): void => this.finish({ result: errorToolResult(ABORTED_TOOL_TEXT), isError: true });
     const subscription = returned.subscribe({
       next: (value) => {
-        if (hasValue) this.onUpdate(latest as AgentToolResult);
         latest = value;
         hasValue = true;
+        if (this.open) progress.next(value);
       },
-      error: (error: unknown) => this.fail(error),
-      complete: () => (hasValue ? this.finish(normalizeToolResult(toolName, latest)) : this.fail(new Error(`Tool "${toolName}" completed without a result.`))),
+      error: (error: unknown) => {
+        progress.settle();
+        this.fail(error);
+      },
+      complete: () => {
+        progress.settle();
+        if (hasValue) this.finish(normalizeToolResult(toolName, latest));
+        else this.fail(new Error(`Tool "${toolName}" completed without a result.`));
+      },
     });
+    if (this.open) progress.subscribed();
     if (this.open) {
       env.signal.addEventListener("abort", onAbort);
       this.teardown = () => {
         env.signal.removeEventListener("abort", onAbort);
+        progress.settle();
         subscription.unsubscribe();
       };
       if (env.signal.aborted) onAbort();

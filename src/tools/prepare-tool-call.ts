@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { defer, type Observable, of } from "rxjs";
+import { defer, type Observable, of, type SchedulerLike } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import type { AssistantMessage, ToolCall } from "../model/messages.js";
 import type { AgentContext } from "../model/types.js";
@@ -13,6 +13,7 @@ import { andThen, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
 import { ABORTED_TOOL_TEXT, errorToolResult } from "./tool-result.js";
 import type { AgentTool, BeforeToolCallResult, ToolCallOutcome, ToolHooks } from "./tool-types.js";
 import { validateToolArguments } from "./validation.js";
+import type { ArgumentValidator } from "./validators/argument-validator.js";
 
 /** What a tool call runs against. */
 export interface ToolCallEnvironment extends ToolHooks {
@@ -22,6 +23,10 @@ export interface ToolCallEnvironment extends ToolHooks {
   signal: AbortSignal;
   /** Clock for durations and timestamps. */
   now: () => number;
+  /** Checks arguments for tools without a `validator` of their own; ajv when absent. */
+  validator?: ArgumentValidator;
+  /** Where an Observable tool's standing progress is shown from (see `executeToolCall`); asap when absent. */
+  scheduler?: SchedulerLike;
 }
 
 /** A call ready to execute: its tool and its validated arguments. */
@@ -57,7 +62,7 @@ export function prepareToolCall(toolCall: ToolCall, env: ToolCallEnvironment): O
     let args: unknown;
     try {
       const prepared = tool.prepareArguments ? { ...toolCall, arguments: tool.prepareArguments(toolCall.arguments) as ToolCall["arguments"] } : toolCall;
-      args = validateToolArguments(tool.name, tool.parameters, prepared);
+      args = validateToolArguments(tool.name, tool.parameters, prepared, tool.validator ?? env.validator);
     } catch (error) {
       return of(immediate(toolCall, describeError(error)));
     }

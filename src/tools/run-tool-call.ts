@@ -10,6 +10,7 @@ import { executeToolCall } from "./execute-tool-call.js";
 import { finalizeToolCall } from "./finalize-tool-call.js";
 import { prepareToolCall, type ToolCallEnvironment } from "./prepare-tool-call.js";
 import type { AgentTool, AgentToolResult, ToolCallOutcome, ToolHooks } from "./tool-types.js";
+import type { ArgumentValidator } from "./validators/argument-validator.js";
 
 /** Options of {@link runToolCall}. */
 export interface RunToolCallOptions extends ToolHooks {
@@ -20,6 +21,8 @@ export interface RunToolCallOptions extends ToolHooks {
   signal?: AbortSignal;
   onUpdate?: (partialResult: AgentToolResult) => void;
   now?: () => number;
+  /** Checks arguments for tools without a `validator` of their own; ajv when absent. */
+  validator?: ArgumentValidator;
 }
 
 /**

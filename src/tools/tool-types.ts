@@ -8,6 +8,7 @@ import type { Observable } from "rxjs";
 import type { AssistantMessage, ImageContent, TextContent, Tool, ToolCall, Usage } from "../model/messages.js";
 import type { AgentContext } from "../model/types.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
+import type { ArgumentValidator } from "./validators/argument-validator.js";
 
 /** How the tool calls of one assistant message run. */
 export type ToolExecutionMode = "sequential" | "parallel";
@@ -49,6 +50,8 @@ export interface AgentTool<TParams = any, TDetails = any> extends Tool<object> {
   label: string;
   /** Rewrites raw arguments before validation (compatibility shims). */
   prepareArguments?: (args: unknown) => unknown;
+  /** Checks this tool's arguments, overriding the Agent's or loop's `validator`. */
+  validator?: ArgumentValidator;
   /** `sequential` makes any batch that contains this tool run one call at a time. */
   executionMode?: ToolExecutionMode;
   execute: (

@@ -1,41 +1,13 @@
 /**
- * Tool-argument validation with ajv (SPEC T2): one compiled validator per schema object,
- * arguments cloned before coercion, and the coercions models commonly need — numeric strings,
- * a scalar where an array is expected, and `null` for an omitted optional property.
+ * Tool-argument validation (SPEC T2): arguments cloned before the validator coerces them, `null`
+ * for an omitted optional property dropped, a `null` the schema allows kept, and one error text
+ * for the model whichever validator (`ArgumentValidator`) does the check.
  *
  * @module
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import type { ToolCall } from "../model/messages.js";
-
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: "array", useDefaults: true, validateFormats: false });
-const compiled = new WeakMap<object, ValidateFunction>();
-
-/**
- * Validators by schema content. ajv keeps everything it compiles (its cache and code scope) for
- * the life of the instance, so compiling once per schema *object* grew without bound when an app
- * builds its tools per Agent (the soak test: ~6 KB per Agent). Equal schemas share one validator.
- */
-const byContent = new Map<string, ValidateFunction>();
-
-function contentKey(schema: object): string | undefined {
-  try {
-    return JSON.stringify(schema);
-  } catch {
-    return undefined;
-  }
-}
-
-function validatorFor(schema: object): ValidateFunction {
-  let validate = compiled.get(schema);
-  if (!validate) {
-    const key = contentKey(schema);
-    validate = (key !== undefined ? byContent.get(key) : undefined) ?? ajv.compile(schema);
-    if (key !== undefined) byContent.set(key, validate);
-    compiled.set(schema, validate);
-  }
-  return validate;
-}
+import { ajvValidator } from "./validators/ajv-validator.js";
+import type { ArgumentValidator, ValidationIssue } from "./validators/argument-validator.js";
 
 type Schema = {
   type?: string | string[];
@@ -98,18 +70,8 @@ function restoreAllowedNulls(validated: unknown, raw: unknown, schema: Schema | 
   }
 }
 
-function pathOf(error: ErrorObject): string {
-  const segments = error.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-  if (error.keyword === "required") segments.push(String((error.params as { missingProperty: string }).missingProperty));
-  if (error.keyword === "additionalProperties") segments.push(String((error.params as { additionalProperty: string }).additionalProperty));
-  return segments.length > 0 ? segments.join(".") : "(root)";
-}
-
-function describe(error: ErrorObject): string {
-  if (error.keyword === "required") return "is required";
-  if (error.keyword === "additionalProperties") return "is not allowed";
-  if (error.keyword === "enum") return `must be one of ${JSON.stringify((error.params as { allowedValues: unknown[] }).allowedValues)}`;
-  return error.message ?? error.keyword;
+function line(issue: ValidationIssue): string {
+  return `  - ${issue.path === "" ? "(root)" : issue.path}: ${issue.message}`;
 }
 
 /** Renders `value` for an error message, cut to a readable size. */
@@ -124,16 +86,22 @@ function preview(value: unknown, limit = 2000): string {
 }
 
 /**
- * The validated arguments of `toolCall` for `schema`, coerced and with defaults applied.
- * Throws an `Error` whose message names each failing path and shows what was received,
- * written for the model to read and correct.
+ * The validated arguments of `toolCall` for `schema`, coerced and with defaults applied by
+ * `validator` (ajv unless told otherwise). Throws an `Error` whose message names each failing
+ * path and shows what was received, written for the model to read and correct.
  *
  * @example
  * ```ts
  * validateToolArguments("add", { type: "object", properties: { a: { type: "number" } } }, call);
+ * validateToolArguments("add", schema, call, interpretingValidator); // no eval: strict-CSP pages
  * ```
  */
-export function validateToolArguments(toolName: string, schema: object, toolCall: Pick<ToolCall, "arguments" | "argumentsError">): unknown {
+export function validateToolArguments(
+  toolName: string,
+  schema: object,
+  toolCall: Pick<ToolCall, "arguments" | "argumentsError">,
+  validator: ArgumentValidator = ajvValidator,
+): unknown {
   if (toolCall.argumentsError) {
     throw new Error(`Invalid arguments for tool "${toolName}": ${toolCall.argumentsError}`);
   }
@@ -143,11 +111,11 @@ export function validateToolArguments(toolName: string, schema: object, toolCall
   }
   const args = structuredClone(raw) as Record<string, unknown>;
   dropNullOptionals(args, schema as Schema);
-  const validate = validatorFor(schema);
-  if (validate(args)) {
+  const issues = validator.compile(schema, toolName)(args);
+  if (!issues || issues.length === 0) {
     restoreAllowedNulls(args, raw, schema as Schema);
     return args;
   }
-  const lines = (validate.errors ?? []).map((error) => `  - ${pathOf(error)}: ${describe(error)}`);
+  const lines = issues.map(line);
   throw new Error(`Invalid arguments for tool "${toolName}":\n${[...new Set(lines)].join("\n")}\n\nReceived arguments:\n${preview(raw)}`);
 }

@@ -95,7 +95,7 @@ describe("A6: a throwing hook ends the run with the normalized failure", () => {
     await agent.prompt("hi");
     const failed = expectNormalizedFailure(agent, events, /prepareRequest exploded/);
     expect(roles(agent.state.messages)).toEqual(["system", "user", "assistant"]);
-    expect(failed.content).toEqual([]);
+    expect(failed.content).toEqual([{ type: "text", text: "" }]);
     expect(provider.requests).toHaveLength(0);
     expect(events.map(label)).toEqual([
       "agent_start",

@@ -1,27 +1,34 @@
 /**
- * The Angular service example, exercised in a real injection context
- * (`createEnvironmentInjector` + `runInInjectionContext`), no Angular app build: its signals
- * follow `state$` and `events$`, its methods drive the Agent, and destroying the injector
- * ends the subscriptions and aborts the run.
+ * The Angular example's service, exercised in a real injection context
+ * (`createEnvironmentInjector` + `runInInjectionContext`), without the Angular compiler: its
+ * signals and Observables follow `state$` and `events$`, its methods drive the Agent,
+ * destroying the injector ends the subscriptions and aborts the run, and `provideAgent`'s
+ * factory may `inject()` while a per-request callback may not. Also: the root README's Angular
+ * snippet is taken from the app's sources. (test/e2e/angular.test.ts builds and drives the app.)
  */
-import { createEnvironmentInjector, inject, Injector, runInInjectionContext, type EnvironmentInjector } from "@angular/core";
-import { filter, firstValueFrom } from "rxjs";
+import { createEnvironmentInjector, inject, Injector, InjectionToken, runInInjectionContext, type EnvironmentInjector } from "@angular/core";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { filter, firstValueFrom, toArray, takeWhile } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEMO_MODEL, demoModel } from "../../demo/demo-model.js";
 import { browserTools } from "../../demo/tools.js";
-import { AGENT_OPTIONS, AgentService, provideAgent } from "../../examples/angular/agent.service.js";
-import type { AssistantMessage } from "../../src/index.js";
+import { AGENT_OPTIONS, AgentService, provideAgent, statusOf, type AgentStatus } from "../../examples/angular/src/app/agent.service.js";
+import type { AgentOptions, AssistantMessage } from "../../src/index.js";
+import { createProxyHandler, streamProxy } from "../../src/providers/proxy/index.js";
+import { ROOT } from "./support.js";
 
 const injectors: EnvironmentInjector[] = [];
 
 /** An environment injector with the service's providers (an app would use its root injector as parent). */
-function createInjector(): EnvironmentInjector {
-  const injector = createEnvironmentInjector(
-    provideAgent(() => ({ streamFn: demoModel({ delayMs: 1 }), initialState: { systemPrompt: "Test.", model: DEMO_MODEL, tools: browserTools({ speed: 0.05 }) } })),
-    Injector.NULL as EnvironmentInjector,
-  );
+function createInjector(options: Parameters<typeof provideAgent>[0] = demoOptions, extra: Parameters<typeof createEnvironmentInjector>[0] = []): EnvironmentInjector {
+  const injector = createEnvironmentInjector([...extra, provideAgent(options)], Injector.NULL as EnvironmentInjector);
   injectors.push(injector);
   return injector;
+}
+
+function demoOptions(): AgentOptions {
+  return { streamFn: demoModel({ delayMs: 1 }), initialState: { systemPrompt: "Test.", model: DEMO_MODEL, tools: browserTools({ speed: 0.05 }) } };
 }
 
 afterEach(() => {
@@ -36,6 +43,7 @@ describe("examples/angular AgentService", () => {
     expect(runInInjectionContext(injector, () => inject(AgentService))).toBe(service); // one per injector
     expect(injector.get(AGENT_OPTIONS).initialState?.model).toBe(DEMO_MODEL);
     expect(service.isStreaming()).toBe(false);
+    expect(service.status()).toBe("idle");
     expect(service.messages().map((m) => m.role)).toEqual(["system"]);
     expect(service.tools()).toEqual([]);
   });
@@ -44,17 +52,22 @@ describe("examples/angular AgentService", () => {
     expect(() => new AgentService()).toThrow(/injection context/);
   });
 
-  it("signals follow a run: streaming flag, streamed text, tool progress, final transcript", async () => {
+  it("signals and Observables follow a run: streaming flag, streamed text, tool progress, final transcript", async () => {
     const service = runInInjectionContext(createInjector(), () => inject(AgentService));
     const seenText = new Set<string>();
     const seenProgress = new Set<number>();
     const streamingFlags = new Set<boolean>();
+    const statuses = new Set<AgentStatus>();
     // Read the signals as the run goes (an effect() would need Angular's scheduler; events are enough).
-    service.agent.events$.subscribe(() => {
+    service.events$.subscribe(() => {
       seenText.add(service.streamingText());
       streamingFlags.add(service.isStreaming());
+      statuses.add(service.status());
       for (const tool of service.tools()) seenProgress.add(tool.progress);
     });
+    // What an async pipe would show: the Observables, subscribed before the run.
+    const streamed = firstValueFrom(service.streamingText$.pipe(takeWhile(() => service.agent.state.messages.length < 6, true), toArray()));
+    const panels = firstValueFrom(service.tools$.pipe(takeWhile((rows) => !rows.every((row) => row.status === "done") || rows.length < 2, true), toArray()));
 
     const run = service.prompt("What's the weather in Paris and Oslo?");
     expect(service.isStreaming()).toBe(true);
@@ -62,8 +75,18 @@ describe("examples/angular AgentService", () => {
     await run;
 
     expect(service.isStreaming()).toBe(false);
+    expect(service.status()).toBe("idle");
     expect(streamingFlags).toEqual(new Set([true]));
-    expect([...seenText].some((text) => text.length > 0 && text.length < "I'll check the weather in Paris and Oslo — all at once.".length)).toBe(true);
+    expect(statuses).toEqual(new Set(["running"]));
+    const full = "I'll check the weather in Paris and Oslo — all at once.";
+    expect([...seenText].some((text) => text.length > 0 && text.length < full.length)).toBe(true);
+    const texts = await streamed;
+    expect(texts[0]).toBe(""); // state$ emits at once: the pipe has a value before the run
+    expect(texts).toContain(full.slice(0, 6));
+    expect(texts.filter((text, i) => i > 0 && text === texts[i - 1])).toEqual([]); // distinctUntilChanged: no repeated frames
+    expect(texts.filter((text) => text === full)).toHaveLength(1);
+    const lastPanel = (await panels).at(-1)!;
+    expect(lastPanel.map((row) => row.status)).toEqual(["done", "done"]);
     expect(service.tools().map((tool) => [tool.args, tool.status, tool.progress])).toEqual([
       [{ city: "Paris" }, "done", 1],
       [{ city: "Oslo" }, "done", 1],
@@ -76,7 +99,7 @@ describe("examples/angular AgentService", () => {
 
   it("send() steers while running; abort() stops the run and the signals show it", async () => {
     const service = runInInjectionContext(createInjector(), () => inject(AgentService));
-    const firstTool = firstValueFrom(service.agent.events$.pipe(filter((e) => e.type === "tool_execution_start")));
+    const firstTool = firstValueFrom(service.events$.pipe(filter((e) => e.type === "tool_execution_start")));
     const run = service.send("weather in Tokyo") as Promise<void>;
     await firstTool;
     service.send("and 2 + 2?"); // steering: no new run
@@ -87,17 +110,27 @@ describe("examples/angular AgentService", () => {
     expect(last.role).toBe("assistant");
     expect(last.stopReason).toBe("aborted");
     expect(service.isStreaming()).toBe(false);
+    expect(service.status()).toBe("stopped");
     expect(service.pendingToolCalls()).toBe(0);
     expect(service.tools()[0]).toMatchObject({ name: "get_weather", status: "error", text: "Operation aborted" });
 
     await service.prompt("what is 2 + 2");
     expect(JSON.stringify(service.messages().at(-1))).toContain("2 + 2 = 4");
+    expect(service.status()).toBe("idle");
+  });
+
+  it("statusOf: an error ends in error", () => {
+    const base = { isStreaming: false, messages: [], errorMessage: undefined } as unknown as Parameters<typeof statusOf>[0];
+    expect(statusOf(base)).toBe("idle");
+    expect(statusOf({ ...base, messages: [{ role: "assistant", stopReason: "error" }] } as unknown as typeof base)).toBe("error");
+    expect(statusOf({ ...base, errorMessage: "boom" })).toBe("error");
+    expect(statusOf({ ...base, isStreaming: true, errorMessage: "boom" })).toBe("running");
   });
 
   it("destroying the injector aborts the run and ends the signals' subscriptions", async () => {
     const injector = createInjector();
     const service = runInInjectionContext(injector, () => inject(AgentService));
-    const firstTool = firstValueFrom(service.agent.events$.pipe(filter((e) => e.type === "tool_execution_start")));
+    const firstTool = firstValueFrom(service.events$.pipe(filter((e) => e.type === "tool_execution_start")));
     const run = service.prompt("weather in Tokyo");
     await firstTool;
     injector.destroy();
@@ -108,5 +141,77 @@ describe("examples/angular AgentService", () => {
     await service.agent.prompt("what is 1 + 1");
     expect(service.agent.state.messages.length).toBeGreaterThan(frozen);
     expect(service.messages().length).toBe(frozen);
+  });
+});
+
+describe("provideAgent's factory and inject()", () => {
+  /** Stands in for the app's Session service. */
+  const SESSION = new InjectionToken<{ token: string }>("session");
+  const session = { token: "token-1" };
+  /** The proxy server in process: streamProxy's fetch goes straight to its handler. */
+  const handler = createProxyHandler({ streamFn: demoModel({ delayMs: 0 }), authorize: (token) => token === session.token });
+  const fetchThroughHandler: typeof fetch = async (input, init) => handler(new Request(input as string, init));
+
+  it("inject() in the factory, the service read in the per-request callback: every request sends the current token", async () => {
+    const tokens: (string | undefined)[] = [];
+    const injector = createInjector(
+      () => {
+        const current = inject(SESSION); // the factory runs in an injection context
+        return {
+          streamFn: streamProxy({ url: "http://app.test/api/stream", fetch: fetchThroughHandler, authToken: () => (tokens.push(current.token), current.token) }),
+          initialState: { model: DEMO_MODEL, tools: browserTools({ speed: 0.05 }) },
+        };
+      },
+      [{ provide: SESSION, useValue: session }],
+    );
+    const service = runInInjectionContext(injector, () => inject(AgentService));
+    await service.prompt("what is 2 + 2");
+    expect(JSON.stringify(service.messages().at(-1))).toContain("2 + 2 = 4");
+    session.token = "token-2"; // e.g. refreshed after sign-in
+    await service.prompt("what is 3 + 3");
+    expect(JSON.stringify(service.messages().at(-1))).toContain("3 + 3 = 6");
+    expect(tokens).toEqual(["token-1", "token-1", "token-2", "token-2"]); // two requests per prompt: the tool call, the answer
+  });
+
+  it("inject() inside the per-request callback (the old README snippet) fails with NG0203 on the first request", async () => {
+    const injector = createInjector(
+      () => ({
+        streamFn: streamProxy({ url: "http://app.test/api/stream", fetch: fetchThroughHandler, authToken: () => inject(SESSION).token }),
+        initialState: { model: DEMO_MODEL },
+      }),
+      [{ provide: SESSION, useValue: session }],
+    );
+    const service = runInInjectionContext(injector, () => inject(AgentService)); // constructing is fine...
+    await service.prompt("what is 2 + 2"); // ...the request is not: it runs outside the injection context
+    expect(service.status()).toBe("error");
+    expect((service.messages().at(-1) as AssistantMessage).errorMessage).toMatch(/NG0203/);
+  });
+});
+
+describe("the root README's Angular section", () => {
+  /** The app's source files, as trimmed lines. */
+  function sourceLines(): Set<string> {
+    const dir = join(ROOT, "examples/angular/src");
+    const files = readdirSync(dir, { recursive: true }).map(String).filter((file) => /\.(ts|html|css)$/.test(file));
+    return new Set(files.flatMap((file) => readFileSync(join(dir, file), "utf8").split("\n").map((line) => line.trim())));
+  }
+
+  it("every code line of its ts blocks is a line of the app's sources (the snippet is taken from the app)", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const start = readme.search(/^## Angular\s*$/m);
+    expect(start, "README.md has no '## Angular' section yet (it is written from examples/angular's sources)").toBeGreaterThanOrEqual(0);
+    const rest = readme.slice(start + 1);
+    const end = rest.search(/^## /m);
+    const section = end < 0 ? rest : rest.slice(0, end);
+    const blocks = [...section.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match) => match[1]!);
+    expect(blocks.length).toBeGreaterThan(0);
+    const lines = blocks.flatMap((block) => block.split("\n").map((line) => line.trim())).filter((line) => line !== "" && !/^(\/\/|\/\*|\*|<!--)/.test(line)); // code, not comments
+    expect(lines.length).toBeGreaterThan(10);
+    const source = sourceLines();
+    expect(lines.filter((line) => !source.has(line))).toEqual([]);
+    // It shows the point of the section: inject() in the factory, the async pipe, toSignal, zoneless.
+    for (const needle of ["const session = inject(Session);", "authToken: () => session.token()", "| async", "toSignal(", "provideZonelessChangeDetection()"]) {
+      expect(lines.some((line) => line.includes(needle)), needle).toBe(true);
+    }
   });
 });

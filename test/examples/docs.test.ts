@@ -44,21 +44,18 @@ describe("docs", () => {
     expect(first.code).toBe("npm install && npm start\nnpm test\n");
   });
 
-  it("the README example runs against an OpenAI-compatible server", async () => {
+  /** Runs the README's example against a local server that answers each request with `reply(n)`. */
+  async function runReadmeExample(reply: (request: number, res: import("node:http").ServerResponse) => void) {
     const markdown = readFileSync(README, "utf8");
     const after = markdown.slice(markdown.indexOf("<!-- readme-example"));
     const example = codeBlocks(after, "ts")[0]!.code;
-    expect(example.split("\n").filter(Boolean).length).toBeLessThanOrEqual(22);
-
-    // A server that asks for get_weather, then answers (recorded OpenAI streams).
-    const replies = ["tool-call.sse", "final-answer.sse"].map((file) => readFileSync(join(ROOT, "test/providers/fixtures", file), "utf8"));
     const bodies: string[] = [];
     const server = createServer((req, res) => {
       let body = "";
       req.on("data", (chunk) => (body += chunk));
       req.on("end", () => {
         bodies.push(body);
-        res.writeHead(200, { "content-type": "text/event-stream" }).end(replies[bodies.length - 1] ?? replies[1]);
+        reply(bodies.length - 1, res);
       });
     });
     await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
@@ -71,15 +68,33 @@ describe("docs", () => {
       const child = start(join(dir, "example.ts"), [], { OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, OPENAI_API_KEY: "sk-test" });
       child.process.stdin.end();
       const exit = await child.exited;
-      expect(child.stderr()).toBe("");
-      expect(exit).toBe(0);
-      expect(child.stdout()).toContain('→ get_weather({"location":"Paris, France"');
-      expect(child.stdout()).toContain("It is 18°C in Paris.");
-      expect(bodies).toHaveLength(2);
-      expect(bodies[1]).toContain("Paris, France: 18°C, light rain");
+      return { example, exit, stdout: child.stdout(), stderr: child.stderr(), bodies };
     } finally {
       server.close();
     }
+  }
+
+  it("the README example runs against an OpenAI-compatible server", async () => {
+    // A server that asks for get_weather, then answers (recorded OpenAI streams).
+    const replies = ["tool-call.sse", "final-answer.sse"].map((file) => readFileSync(join(ROOT, "test/providers/fixtures", file), "utf8"));
+    const run = await runReadmeExample((n, res) => res.writeHead(200, { "content-type": "text/event-stream" }).end(replies[n] ?? replies[1]));
+    expect(run.example.split("\n").filter(Boolean).length).toBeLessThanOrEqual(22);
+    expect(run.stderr).toBe("");
+    expect(run.exit).toBe(0);
+    expect(run.stdout).toContain('→ get_weather({"location":"Paris, France"');
+    expect(run.stdout).toContain("It is 18°C in Paris.");
+    expect(run.bodies).toHaveLength(2);
+    expect(run.bodies[1]).toContain("Paris, France: 18°C, light rain");
+  });
+
+  it("the README example reports a failed request (a wrong key) and exits non-zero", async () => {
+    const run = await runReadmeExample((_n, res) =>
+      res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "Incorrect API key provided: sk-test" } })),
+    );
+    expect(run.exit).toBe(1);
+    expect(run.stderr).toContain("The run failed:");
+    expect(run.stderr).toContain("Incorrect API key provided");
+    expect(run.stdout).toBe("");
   });
 
   it("every TypeScript snippet in the docs type-checks against the real API", () => {
@@ -148,6 +163,29 @@ describe("docs", () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it("the README's links are absolute (it is also the registry page) and point at files of this repository", () => {
+    const markdown = readFileSync(README, "utf8");
+    const base = "https://github.com/rxagent/rxagent/blob/main/";
+    const relativeLinks: string[] = [];
+    const broken: string[] = [];
+    let repositoryLinks = 0;
+    for (const match of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = match[1]!.replace(/#.*$/, "");
+      if (target === "" ) continue;
+      if (!/^[a-z]+:/.test(target)) relativeLinks.push(target);
+      else if (target.startsWith(base)) {
+        repositoryLinks++;
+        if (!existsSync(join(ROOT, target.slice(base.length)))) broken.push(target);
+      }
+    }
+    expect(relativeLinks).toEqual([]);
+    expect(broken).toEqual([]);
+    expect(repositoryLinks).toBeGreaterThan(10);
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { homepage?: string; repository?: { url?: string } };
+    expect(manifest.homepage).toMatch(/^https:\/\/github\.com\/rxagent\/rxagent/);
+    expect(manifest.repository?.url).toContain("github.com/rxagent/rxagent");
   });
 
   it("TypeDoc builds the API reference from the doc comments (npm run docs)", () => {

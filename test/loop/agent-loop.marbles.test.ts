@@ -373,11 +373,10 @@ describe("agentLoop in virtual time", () => {
     const log: string[] = [];
     scheduler.run(({ expectObservable }) => {
       const provider = fauxProvider([{ content: [fauxToolCall("t", {}, "a")] }, { content: "ok" }]);
-      // emits at 0, 10, 20 and completes: an emission is known to be an update when the next one
-      // arrives, so updates come out at 10 and 20 and the result at 20
+      // emits at 0, 10, 20 and completes at 20: ticks 0 and 1 stand, so they are shown in their
+      // own frames (T1); tick 2 is followed by completion in the same frame, so it is the result only
       const t = tool("t", () => concat(of(textResult("tick 0")), progress(1, 10, (i) => textResult(`tick ${i + 1}`))));
-      // each update's emit waits 5 frames: the result at 20 is held until the wait after the
-      // second update ends at 25
+      // each update's emit waits 5 frames (0→5, 10→15); the tool runs on meanwhile, its result at 20
       const emit = (event: AgentEvent) => {
         log.push(`emit ${event.type}`);
         return event.type === "tool_execution_update" ? timer(5) : undefined;
@@ -390,10 +389,9 @@ describe("agentLoop in virtual time", () => {
         }),
         labelsByFrame(scheduler, { updates: false }),
       );
-      expectObservable(labels).toBe("a 9ms b 9ms c 4ms (d|)", {
-        a: [...PROMPT, "message_start:assistant", "message_end:assistant", "tool_execution_start:a"],
+      expectObservable(labels).toBe("a 9ms b 9ms (d|)", {
+        a: [...PROMPT, "message_start:assistant", "message_end:assistant", "tool_execution_start:a", "tool_execution_update:a"],
         b: ["tool_execution_update:a"],
-        c: ["tool_execution_update:a"],
         d: ["tool_execution_end:a", "message_start:toolResult:a", "message_end:toolResult:a", "turn_end", "turn_start", "message_start:assistant", "message_end:assistant", "turn_end", "agent_end"],
       });
     });

@@ -354,6 +354,39 @@ describe("L6: stop conditions", () => {
   });
 });
 
+describe("deliberate differences from pi-agent-core (docs/coming-from-pi.md)", () => {
+  it("L1: agentLoopContinue leaves the caller's context.messages untouched; the run's messages are in agent_end", () => {
+    const context = contextWith([echo], [user("go")]);
+    const before = context.messages.slice();
+    const provider = fauxProvider([{ content: [fauxToolCall("echo", { a: 1 }, "c1")] }, { content: "done" }]);
+    const events = collectSync(agentLoopContinue(context, { model }, undefined, provider));
+    expect(context.messages).toEqual(before);
+    expect(context.messages).toHaveLength(before.length);
+    expect(roles(agentEnd(events).messages)).toEqual(["assistant", "toolResult", "assistant"]);
+  });
+
+  it("L10: an abort during a tool batch makes no further provider request", () => {
+    const controller = new AbortController();
+    const slow = tool("slow", () => new Observable<AgentToolResult>(() => undefined));
+    const provider = fauxProvider([{ content: [fauxToolCall("slow", {}, "c1")] }, { content: "never" }]);
+    const events: AgentEvent[] = [];
+    agentLoop([user("go")], contextWith([slow]), { model }, controller.signal, provider).subscribe((event) => {
+      events.push(event);
+      if (event.type === "tool_execution_start") controller.abort();
+    });
+    expect(provider.requests).toHaveLength(1);
+    expect(agentEnd(events).messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+  });
+
+  it("T1: two tools with one name, or an invalid schema, are errors at agentLoop(...) call time", () => {
+    const provider = fauxProvider([{ content: "never" }]);
+    expect(() => agentLoop([user("go")], contextWith([echo, echo]), { model }, undefined, provider)).toThrow('Two tools are named "echo"');
+    const broken = tool("broken", () => textResult("x"), { type: "object", properties: { n: { type: "nubmer" } } });
+    expect(() => agentLoop([user("go")], contextWith([broken]), { model }, undefined, provider)).toThrow(/Tool "broken" has an invalid parameters schema \(ajv\)/);
+    expect(provider.requests).toHaveLength(0);
+  });
+});
+
 describe("L8: finishTurn 'continue' guarantees exactly one more request", () => {
   it("L8: after a plain reply, 'continue' adds exactly one context-only request", () => {
     const { provider, events } = runSync([{ content: "first" }, { content: "second" }, { content: "never" }], {

@@ -301,9 +301,9 @@ describe("issue 7 · hostile input, one test per row of docs/reliability.md", ()
 
   it("H19 a provider that throws, rejects, errors the stream or completes without done: one error message with a clear errorMessage; the run ends normally", () => {
     const cases: [StreamFn, RegExp][] = [
-      [fauxProvider([{ content: "x", fault: "throw" }]), /The stream function threw: fauxProvider: scripted throw/],
-      [() => ({ then: (_: unknown, reject: (e: unknown) => void) => reject(new Error("no route")) }) as never, /The stream function rejected: no route/],
-      [fauxProvider([{ content: "x", fault: "error" }]), /Provider stream failed: fauxProvider: scripted stream error/],
+      [fauxProvider([{ content: "x", fault: "throw" }]), /fauxProvider: scripted throw/],
+      [() => ({ then: (_: unknown, reject: (e: unknown) => void) => reject(new Error("no route")) }) as never, /no route/],
+      [fauxProvider([{ content: "x", fault: "error" }]), /fauxProvider: scripted stream error/],
       [fauxProvider([{ content: "x", fault: "incomplete" }]), /ended without a final "done" or "error" event/],
     ];
     for (const [streamFn, message] of cases) {

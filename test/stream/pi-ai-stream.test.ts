@@ -65,7 +65,7 @@ describe("M3: pi-ai-shaped async iterables work as providers unchanged", () => {
     }
     const events = await run(() => broken());
     const final = agentEnd(events).messages[1] as AssistantMessage;
-    expect(final).toMatchObject({ stopReason: "error", errorMessage: "Provider stream failed: connection reset" });
+    expect(final).toMatchObject({ stopReason: "error", errorMessage: "connection reset" });
     expect(textOf(final)).toBe("partial text");
   });
 

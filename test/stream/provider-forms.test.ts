@@ -46,7 +46,7 @@ describe("M3: async-iterable providers", () => {
     }
     const events = await run(() => bad());
     const end = events.at(-1) as Extract<AgentEvent, { type: "agent_end" }>;
-    expect(end.messages.at(-1)).toMatchObject({ stopReason: "error", errorMessage: "Provider stream failed: socket closed" });
+    expect(end.messages.at(-1)).toMatchObject({ stopReason: "error", errorMessage: "socket closed" });
   });
 
   it("M4: an async iterable that ends without done is an error", async () => {

@@ -118,9 +118,9 @@ describe("fauxProvider: script and records", () => {
 
 describe("fauxProvider: faults (SPEC M4) through the loop", () => {
   const cases: Array<[NonNullable<FauxReply["fault"]>, string]> = [
-    ["throw", "The stream function threw: fauxProvider: scripted throw"],
-    ["reject", "The stream function rejected: fauxProvider: scripted rejection"],
-    ["error", "Provider stream failed: fauxProvider: scripted stream error"],
+    ["throw", "fauxProvider: scripted throw"],
+    ["reject", "fauxProvider: scripted rejection"],
+    ["error", "fauxProvider: scripted stream error"],
     ["incomplete", 'Provider stream ended without a final "done" or "error" event.'],
   ];
   for (const [fault, errorMessage] of cases) {

@@ -146,7 +146,27 @@ async function openStream(config: OpenAICompatibleOptions, model: Model, context
   }
   if (!response.ok) throw await httpFailure(response, now(options));
   if (!response.body) throw new StreamFailure(`HTTP ${response.status}: the response has no body`, { kind: "protocol", retryable: false });
+  const contentType = response.headers.get("content-type") ?? "";
+  if (/\bjson\b/i.test(contentType)) throw await jsonInsteadOfStream(response, contentType);
   return response.body;
+}
+
+/**
+ * A server that ignored `stream: true` answers with one JSON document: say so (with the start of
+ * what it sent) instead of reading it as an event stream that "closed early".
+ */
+async function jsonInsteadOfStream(response: Response, contentType: string): Promise<StreamFailure> {
+  let text = "";
+  try {
+    text = await response.text();
+  } catch {
+    // the body could not be read: the message still names the content type
+  }
+  const shown = text.length > 300 ? `${text.slice(0, 300)}…` : text;
+  return new StreamFailure(
+    `HTTP ${response.status}: the server sent a non-streaming JSON reply (content-type ${contentType}) where a text/event-stream was requested; check that the endpoint supports "stream": true.${shown ? ` The reply began: ${shown}` : ""}`,
+    { kind: "protocol", retryable: false },
+  );
 }
 
 /**

@@ -312,6 +312,17 @@ describe("openaiCompatible: failures become the final error message (issue 4, SP
     expect(getProviderFailure(message)).toMatchObject({ kind: "network", retryable: true });
   });
 
+  it("M4: a plain JSON 200 reply (a server that ignores stream: true) is named as such, not as a closed connection", async () => {
+    const completion = JSON.stringify({ id: "chatcmpl-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "Hi" }, finish_reason: "stop" }] });
+    const s = await serve({ status: 200, headers: { "content-type": "application/json; charset=utf-8" }, chunks: [completion] });
+    const message = finalMessage(await collect(provider(s), weatherContext()));
+    expect(message.stopReason).toBe("error");
+    expect(message.errorMessage).toMatch(/^HTTP 200: the server sent a non-streaming JSON reply \(content-type application\/json; charset=utf-8\) where a text\/event-stream was requested/);
+    expect(message.errorMessage).toContain('The reply began: {"id":"chatcmpl-1"');
+    expect(message.errorMessage).not.toMatch(/closed early/);
+    expect(getProviderFailure(message)).toMatchObject({ kind: "protocol", retryable: false });
+  });
+
   it("issue 4 · the socket destroyed mid-stream is a network error", async () => {
     const s = await serve({ ...sseResponse("closed-early.sse"), destroy: true });
     const message = finalMessage(await collect(provider(s), weatherContext()));

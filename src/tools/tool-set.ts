@@ -1,0 +1,42 @@
+/**
+ * The tools of a run, checked before it starts (SPEC T1): names unique, every schema one the
+ * validator accepts. A mistake here is the app's, so it is an error for the app at `prompt()`
+ * or `agentLoop(...)`, not an error result the model reads when it first calls the tool.
+ *
+ * @module
+ */
+import { describeError } from "../model/describe-error.js";
+import type { AgentTool } from "./tool-types.js";
+import { ajvValidator } from "./validators/ajv-validator.js";
+import type { ArgumentValidator } from "./validators/argument-validator.js";
+
+/**
+ * Throws an `Error` naming the first tool that is not usable: a missing or repeated name, a
+ * missing `execute`, or a `parameters` schema its validator rejects.
+ *
+ * @example
+ * ```ts
+ * assertToolSet([search, search]); // Error: Two tools are named "search": tool names must be unique.
+ * ```
+ */
+export function assertToolSet(tools: readonly AgentTool[] | undefined, validator: ArgumentValidator = ajvValidator): void {
+  if (!tools || tools.length === 0) return;
+  const seen = new Set<string>();
+  for (const [index, tool] of tools.entries()) {
+    const name: unknown = tool?.name;
+    if (typeof name !== "string" || name === "") throw new Error(`The tool at index ${index} has no name: every tool needs a non-empty string name.`);
+    if (seen.has(name)) throw new Error(`Two tools are named "${name}": tool names must be unique, the model could not tell them apart.`);
+    seen.add(name);
+    if (typeof tool.execute !== "function") throw new Error(`Tool "${name}" has no execute function.`);
+    const schema: unknown = tool.parameters;
+    if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
+      throw new Error(`Tool "${name}" has no parameters schema: give it a JSON Schema object, e.g. { type: "object", properties: {} }.`);
+    }
+    const checker = tool.validator ?? validator;
+    try {
+      checker.compile(schema, name);
+    } catch (error) {
+      throw new Error(`Tool "${name}" has an invalid parameters schema (${checker.name}): ${describeError(error)}`);
+    }
+  }
+}

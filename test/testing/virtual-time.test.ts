@@ -1,0 +1,95 @@
+/**
+ * Promise tools and hooks in virtual time (SPEC L12 and its limit): under `TestScheduler.run`
+ * a promise settles after the clock stopped; `settleVirtualTime` drives the clock frame by frame
+ * so an `execute: async` tool, an async hook and an async listener run to `agent_end` with
+ * virtual timestamps.
+ */
+import { TestScheduler } from "rxjs/testing";
+import { describe, expect, it } from "vitest";
+import { Agent, type AgentEvent, type AgentTool } from "../../src/index.js";
+import { fauxProvider, fauxToolCall, settleVirtualTime } from "../../src/testing/index.js";
+import { model } from "../helpers/fixtures.js";
+
+const lookup: AgentTool<{ key: string }> = {
+  name: "lookup", label: "Lookup", description: "Looks a key up.",
+  parameters: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
+  execute: async (_id, { key }) => {
+    await Promise.resolve();
+    return { content: [{ type: "text", text: `value of ${key}` }] };
+  },
+};
+
+function scripted(scheduler: TestScheduler) {
+  return fauxProvider([{ content: [fauxToolCall("lookup", { key: "a" }, "t1")] }, { content: "The value is known." }], { scheduler, delay: 10 });
+}
+
+describe("L12: promise tools in virtual time with settleVirtualTime", () => {
+  it("L12: an execute: async tool, an async beforeToolCall and an async listener run to agent_end on virtual frames", async () => {
+    const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    const agent = new Agent({
+      initialState: { model, tools: [lookup] },
+      streamFn: scripted(scheduler),
+      scheduler,
+      beforeToolCall: async () => undefined,
+    });
+    const stamps: string[] = [];
+    agent.subscribe(async (event: AgentEvent) => {
+      await Promise.resolve();
+      if (event.type === "tool_execution_end" || event.type === "agent_end" || event.type === "message_end") stamps.push(`${scheduler.now()} ${event.type}`);
+    });
+    const done = agent.prompt("what is a?");
+    const frame = await settleVirtualTime(scheduler);
+    await done;
+    expect(agent.state.isStreaming).toBe(false);
+    expect(agent.state.errorMessage).toBeUndefined();
+    expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+    expect(stamps.at(-1)).toBe(`${frame} agent_end`);
+    // the provider paces one event per 10 frames: both replies took virtual time, nothing real
+    expect(frame).toBeGreaterThanOrEqual(40);
+    expect(stamps).toContain(`${stamps.find((s) => s.endsWith("tool_execution_end"))!.split(" ")[0]} tool_execution_end`);
+    const endFrames = stamps.map((s) => Number(s.split(" ")[0]));
+    expect([...endFrames].sort((a, b) => a - b)).toEqual(endFrames);
+  });
+
+  it("L12: without it, the same run under TestScheduler.run has not ended when run() returns (the limit it removes)", async () => {
+    const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    let agent!: Agent;
+    let ended = false;
+    scheduler.run(() => {
+      agent = new Agent({ initialState: { model, tools: [lookup] }, streamFn: scripted(scheduler), scheduler });
+      agent.subscribe((event) => void (event.type === "agent_end" && (ended = true)));
+      void agent.prompt("what is a?");
+    });
+    expect(ended).toBe(false);
+    expect(agent.state.isStreaming).toBe(true);
+    // the helper picks the stalled run up where run() left it
+    await settleVirtualTime(scheduler);
+    await agent.waitForIdle();
+    expect(ended).toBe(true);
+  });
+
+  it("a run waiting on a pending promise leaves the helper idle (it resolves, the run goes on); an abort then ends it", async () => {
+    const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    const forever: AgentTool = {
+      name: "forever", label: "Forever", description: "Waits for the signal.", parameters: { type: "object" },
+      execute: (_id, _args, signal) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("stopped")))),
+    };
+    const agent = new Agent({ initialState: { model, tools: [forever] }, streamFn: fauxProvider([{ content: [fauxToolCall("forever", {}, "t1")] }], { scheduler, delay: 10 }), scheduler });
+    void agent.prompt("go");
+    // nothing more is scheduled while the tool waits: the helper settles (idle), the run is still going
+    await settleVirtualTime(scheduler);
+    expect(agent.state.isStreaming).toBe(true);
+    agent.abort();
+    await settleVirtualTime(scheduler);
+    await agent.waitForIdle();
+    expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+  });
+
+  it("maxFrame stops a clock that runs away", async () => {
+    const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    scheduler.schedule(function tick(this: { schedule(state?: unknown, delay?: number): void }) {
+      this.schedule(undefined, 100);
+    }, 100);
+    await expect(settleVirtualTime(scheduler, { maxFrame: 1_000 })).rejects.toThrow(/due at frame 1100, after maxFrame 1000/);
+  });
+});

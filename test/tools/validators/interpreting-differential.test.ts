@@ -1,0 +1,246 @@
+/**
+ * SPEC T2: the interpreting validator against ajv, configured as rxagent configures it, on random
+ * schemas from the supported keywords and random arguments (numeric and boolean strings, nulls,
+ * one-element arrays, missing and extra properties). Both must agree on validity, on the data
+ * after coercion and defaults, and on the issues reported.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { ValidationIssue } from "../../../src/tools/validators/argument-validator.js";
+import { interpretingValidator } from "../../../src/tools/validators/interpreting-validator.js";
+import { issuesFromAjvErrors } from "../../../src/tools/validators/precompiled-validator.js";
+
+/** Raise locally (e.g. RXAGENT_VALIDATOR_RUNS=20000) to search harder; the default keeps the suite quick. */
+const RUNS = Number(process.env.RXAGENT_VALIDATOR_RUNS ?? 1000);
+const TIMEOUT = Math.max(60_000, RUNS * 30);
+
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: "array", useDefaults: true, validateFormats: false });
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const NAMES = ["a", "b", "c"] as const;
+const name = fc.constantFrom(...NAMES);
+const scalar: fc.Arbitrary<Json> = fc.constantFrom<Json>(0, 1, -1, 2, 3, 1.5, -0.5, "", "a", "ab", "abc", "1", "2", "1.5", "-1", "0", "true", "false", "é", "😀x", true, false, null);
+
+/**
+ * `contains` is generated only where no array is empty: ajv's code for it keeps its result in a
+ * function-scoped `var`, so an empty array passes when an earlier array checked by the same
+ * keyword passed (see the unit test). The interpreter does not carry that state over.
+ */
+interface Options {
+  contains: boolean;
+}
+
+function values({ contains }: Options) {
+  const minLength = contains ? 1 : 0;
+  const { value } = fc.letrec<{ value: Json }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small", maxDepth: 3, withCrossShrink: true },
+      scalar,
+      fc.array(tie("value"), { minLength, maxLength: 3 }),
+      fc.dictionary(fc.constantFrom("a", "b", "c", "x"), tie("value"), { maxKeys: 3 }) as fc.Arbitrary<Json>,
+    ),
+  }));
+  const literal = fc.oneof(scalar, fc.constantFrom<Json>(...(contains ? [] : [[]]), [1], ["a", 1], {}, { a: 1 }));
+  return { value, literal };
+}
+
+const typeName = fc.constantFrom("string", "number", "integer", "boolean", "null", "array", "object");
+const byJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+type Schema = boolean | Record<string, unknown>;
+
+/** Keywords as [name, value] pairs; a schema is a few of them, so schemas stay small. */
+function keywords(sub: fc.Arbitrary<Schema>, options: Options): fc.Arbitrary<[string, unknown]> {
+  const { literal } = values(options);
+  const kw = <T>(key: string, arb: fc.Arbitrary<T>) => arb.map((v): [string, unknown] => [key, v]);
+  const names = fc.uniqueArray(name, { maxLength: 3 });
+  return fc.oneof(
+    { arbitrary: kw("type", fc.oneof(typeName, fc.uniqueArray(typeName, { minLength: 1, maxLength: 3 }))), weight: 6 },
+    kw("nullable", fc.boolean()),
+    kw("enum", fc.uniqueArray(literal, { minLength: 1, maxLength: 3, comparator: byJson })),
+    kw("const", literal),
+    kw("minimum", fc.constantFrom(-1, 0, 1, 2.5)),
+    kw("maximum", fc.constantFrom(-1, 0, 1, 2.5)),
+    kw("exclusiveMinimum", fc.constantFrom(-1, 0, 1)),
+    kw("exclusiveMaximum", fc.constantFrom(0, 1, 3)),
+    kw("multipleOf", fc.constantFrom(0.5, 1, 2)),
+    kw("minLength", fc.integer({ min: 0, max: 3 })),
+    kw("maxLength", fc.integer({ min: 0, max: 3 })),
+    kw("pattern", fc.constantFrom("^a", "\\d", "^\\p{L}+$", "x$")),
+    kw("format", fc.constantFrom("email", "date-time")),
+    kw("minItems", fc.integer({ min: 0, max: 2 })),
+    kw("maxItems", fc.integer({ min: 0, max: 2 })),
+    kw("uniqueItems", fc.boolean()),
+    { arbitrary: kw("items", fc.oneof(sub, fc.array(sub, { minLength: 1, maxLength: 2 }))), weight: 3 },
+    kw("additionalItems", sub),
+    ...(options.contains ? [{ arbitrary: kw("contains", sub), weight: 4 }] : []),
+    { arbitrary: kw("properties", fc.dictionary(name, sub, { maxKeys: 3 })), weight: 4 },
+    { arbitrary: kw("required", names), weight: 2 },
+    { arbitrary: kw("additionalProperties", sub), weight: 2 },
+    kw("patternProperties", fc.dictionary(fc.constantFrom("^a", "^(b|c)$", "x"), sub, { maxKeys: 2 })),
+    kw("propertyNames", fc.constantFrom({ maxLength: 1 }, { pattern: "^[ab]" }, { enum: ["a", "b"] }, { type: "string", minLength: 1 })),
+    kw("minProperties", fc.integer({ min: 0, max: 2 })),
+    kw("maxProperties", fc.integer({ min: 0, max: 2 })),
+    kw("dependencies", fc.dictionary(name, fc.oneof(names, sub), { maxKeys: 2 })),
+    { arbitrary: kw("anyOf", fc.array(sub, { minLength: 1, maxLength: 3 })), weight: 2 },
+    { arbitrary: kw("oneOf", fc.array(sub, { minLength: 1, maxLength: 3 })), weight: 2 },
+    kw("allOf", fc.array(sub, { minLength: 1, maxLength: 2 })),
+    kw("not", sub),
+    kw("if", sub),
+    kw("then", sub),
+    kw("else", sub),
+    { arbitrary: kw("default", literal), weight: 2 },
+    kw("$ref", fc.constantFrom("#/$defs/d0", "#/definitions/d1", "#")),
+    kw("description", fc.constant("annotation only")),
+  );
+}
+
+/** ajv refuses these combinations (as does the interpreter, tested elsewhere); keep the generated schemas valid. */
+function tidy(entries: Array<[string, unknown]>): Schema {
+  const schema: Record<string, unknown> = Object.fromEntries(entries);
+  const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
+  if ("nullable" in schema && (types.length === 0 || (types.includes("null") && schema.nullable === false))) delete schema.nullable;
+  return schema;
+}
+
+function schemas(options: Options) {
+  const { schema } = fc.letrec<{ schema: Schema }>((tie) => ({
+    schema: fc.oneof(
+      { depthSize: "small", maxDepth: 3, withCrossShrink: true },
+      fc.array(keywords(fc.constant({}), options), { maxLength: 3 }).map(tidy),
+      fc.constantFrom<Schema>(true, false, {}),
+      fc.array(keywords(tie("schema"), options), { maxLength: 4 }).map(tidy),
+    ),
+  }));
+  return schema;
+}
+
+/** A tool's parameters: an object schema with properties, plus `$defs` / `definitions` for the `$ref`s. */
+const toolSchema = (options: Options) => {
+  const schema = schemas(options);
+  return fc
+  .record({
+    root: fc.array(keywords(schema, options), { maxLength: 3 }).map(tidy),
+    properties: fc.dictionary(name, schema, { minKeys: 1, maxKeys: 3 }),
+    d0: schema,
+    d1: schema,
+  })
+  .map(({ root, properties, d0, d1 }) => ({
+    ...(root as Record<string, unknown>),
+    type: "object",
+    properties: { ...((root as Record<string, unknown>).properties as object | undefined), ...properties },
+    $defs: { d0 },
+    definitions: { d1 },
+  }));
+};
+
+const args = (options: Options) => fc.dictionary(fc.constantFrom("a", "b", "c", "x"), values(options).value, { maxKeys: 4 });
+const plain: Options = { contains: false };
+
+const ajvCache = new WeakMap<object, ValidateFunction | Error>();
+function ajvCompile(s: object): ValidateFunction | Error {
+  let compiled = ajvCache.get(s);
+  if (!compiled) {
+    try {
+      compiled = ajv.compile(s);
+    } catch (error) {
+      compiled = error as Error;
+    }
+    ajvCache.set(s, compiled);
+  }
+  return compiled;
+}
+
+function interpreterCompile(s: object) {
+  try {
+    return interpretingValidator.compile(s, "t");
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+const sorted = (issues: readonly ValidationIssue[]) => [...new Set(issues.map((i) => `${i.path}: ${i.message}`))].sort();
+
+function runBoth(s: object, input: Record<string, unknown>) {
+  const byAjv = ajvCompile(s);
+  const byInterpreter = interpreterCompile(s);
+  // A `$ref` cycle on the same value would recurse forever in ajv; the interpreter refuses it up front.
+  if (byInterpreter instanceof Error && /cycle/.test(byInterpreter.message)) return "skipped";
+  expect(byInterpreter instanceof Error, `compile: ajv ${byAjv instanceof Error ? byAjv.message : "ok"}, interpreter ${byInterpreter instanceof Error ? byInterpreter.message : "ok"}`).toBe(byAjv instanceof Error);
+  if (byAjv instanceof Error || byInterpreter instanceof Error) return "refused";
+  const forAjv = structuredClone(input);
+  const forInterpreter = structuredClone(input);
+  let ajvValid: boolean;
+  try {
+    ajvValid = byAjv(forAjv);
+  } catch (error) {
+    // ajv's generated code can overflow the stack on a recursive `$ref` reached on the same value.
+    if (error instanceof RangeError) return "skipped";
+    throw error;
+  }
+  const issues = byInterpreter(forInterpreter);
+  expect(issues === undefined, "validity").toBe(ajvValid);
+  expect(forInterpreter, "coerced and defaulted data").toStrictEqual(forAjv);
+  if (!ajvValid) {
+    expect(issues!.length).toBeGreaterThan(0);
+    expect(sorted(issues!), "issues").toEqual(sorted(issuesFromAjvErrors(byAjv.errors as ErrorObject[])));
+  }
+  return ajvValid ? "valid" : "invalid";
+}
+
+describe("T2: the interpreting validator agrees with ajv", () => {
+  it("T2: random schemas and arguments: same validity, same coerced data, same issues", () => {
+    const outcomes = { valid: 0, invalid: 0, refused: 0, skipped: 0 };
+    fc.assert(
+      fc.property(toolSchema(plain), fc.array(args(plain), { minLength: 1, maxLength: 4 }), (s, inputs) => {
+        for (const input of inputs) outcomes[runBoth(s, input)]++;
+      }),
+      { numRuns: RUNS },
+    );
+    // The generators must exercise both outcomes, or the property proves little.
+    expect(outcomes.valid).toBeGreaterThan(200);
+    expect(outcomes.invalid).toBeGreaterThan(200);
+    expect(outcomes.skipped).toBeLessThan(outcomes.valid);
+  }, TIMEOUT);
+
+  it("T2: with contains, on arguments without empty arrays", () => {
+    const options: Options = { contains: true };
+    const outcomes = { valid: 0, invalid: 0, refused: 0, skipped: 0 };
+    fc.assert(
+      fc.property(toolSchema(options), fc.array(args(options), { minLength: 1, maxLength: 4 }), (s, inputs) => {
+        for (const input of inputs) outcomes[runBoth(s, input)]++;
+      }),
+      { numRuns: RUNS / 2 },
+    );
+    expect(outcomes.valid).toBeGreaterThan(50);
+    expect(outcomes.invalid).toBeGreaterThan(50);
+  }, TIMEOUT);
+
+  it("T2: flat tool-like schemas, where most arguments need coercion", () => {
+    const flat = fc.dictionary(
+      name,
+      fc.record(
+        {
+          type: fc.oneof(typeName, fc.uniqueArray(typeName, { minLength: 1, maxLength: 2 })),
+          items: fc.record({ type: typeName }),
+          default: values(plain).literal,
+          minimum: fc.constantFrom(0, 1),
+          maxLength: fc.constantFrom(1, 2),
+        },
+        { requiredKeys: ["type"] },
+      ),
+      { minKeys: 1, maxKeys: 3 },
+    );
+    let valid = 0;
+    fc.assert(
+      fc.property(flat, fc.uniqueArray(name, { maxLength: 2 }), fc.boolean(), args(plain), (properties, required, closed, input) => {
+        const s = { type: "object", properties, required, additionalProperties: !closed };
+        if (runBoth(s, input) === "valid") valid++;
+      }),
+      { numRuns: RUNS },
+    );
+    expect(valid).toBeGreaterThan(RUNS / 25);
+  }, TIMEOUT);
+});
