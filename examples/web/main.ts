@@ -10,9 +10,27 @@
  * Model: the embedded demo model by default (no key, nothing leaves the page). With
  * `?proxy=/api/stream` it streams through a proxy server that holds the provider key
  * (`examples/web/proxy-server.ts`), authenticating with `?token=` (default `dev-token`).
+ *
+ * Validator: `interpretingValidator` by default, so the page runs under
+ * `Content-Security-Policy: script-src 'self'` (no eval). `?validator=precompiled` uses ajv
+ * standalone code generated at build time (the Vite plugin in `vite.config.ts`);
+ * `?validator=ajv` uses ajv itself, which compiles with `new Function` and so fails under that
+ * policy.
  */
 import { animationFrameScheduler, auditTime, fromEvent, map, merge } from "rxjs";
-import { Agent, type AgentEvent, type AgentMessage, type AgentStateSnapshot, type AssistantMessage, type Model, type StreamFn } from "../../src/index.js"; // in your app: from "rxagent"
+import {
+  Agent,
+  ajvValidator,
+  interpretingValidator,
+  precompiledValidator,
+  type AgentEvent,
+  type AgentMessage,
+  type AgentStateSnapshot,
+  type ArgumentValidator,
+  type AssistantMessage,
+  type Model,
+  type StreamFn,
+} from "../../src/index.js"; // in your app: from "rxagent"
 import { streamProxy } from "../../src/providers/proxy/index.js"; // in your app: from "rxagent/proxy"
 import { DEMO_MODEL, demoModel } from "../../demo/demo-model.js";
 import { browserTools } from "../../demo/tools.js";
@@ -34,8 +52,24 @@ if (proxyUrl) {
   $("mode").textContent = "the embedded demo model: offline, no API key";
 }
 
+// ── The validator of tool arguments: CSP-safe unless asked for ajv ───────────────────────
+const VALIDATOR_NAMES = ["interpreting", "precompiled", "ajv"] as const;
+type ValidatorName = (typeof VALIDATOR_NAMES)[number];
+const requested = params.get("validator") ?? "interpreting";
+const validatorName: ValidatorName = (VALIDATOR_NAMES as readonly string[]).includes(requested) ? (requested as ValidatorName) : "interpreting";
+
+async function chooseValidator(name: ValidatorName): Promise<ArgumentValidator> {
+  if (name === "ajv") return ajvValidator;
+  if (name === "interpreting") return interpretingValidator;
+  // Loaded on demand: the generated code is a chunk of its own, fetched only for this choice.
+  const { validators } = await import("virtual:rxagent-tool-validators");
+  // Tools added at run time have no generated code: the interpreter checks those.
+  return precompiledValidator(validators, { fallback: interpretingValidator });
+}
+
 const agent = new Agent({
   streamFn,
+  validator: await chooseValidator(validatorName),
   initialState: {
     systemPrompt: "You are a helpful assistant. Use the tools for the weather, arithmetic and the time. Call independent tools in parallel.",
     model,
@@ -44,6 +78,8 @@ const agent = new Agent({
 });
 // For the end-to-end test and for poking around in the console.
 (window as unknown as { agent: Agent }).agent = agent;
+$("validator").textContent = validatorName === requested ? validatorName : `${validatorName} (unknown validator "${requested}")`;
+$("validator").dataset.validator = validatorName;
 
 // ── Chat, drawn from state$ ──────────────────────────────────────────────────────────────────
 type Role = "user" | "assistant" | "toolResult" | "system";
@@ -92,6 +128,16 @@ function span(className: string, text: string): HTMLSpanElement {
 const list = $("messages");
 let drawn: readonly AgentMessage[] = [];
 let live: HTMLLIElement | undefined;
+/** Follow new messages unless the user scrolled up to read; scrolling back to the bottom resumes. */
+let stickToBottom = true;
+const NEAR_BOTTOM_PX = 24;
+fromEvent(list, "scroll").subscribe(() => {
+  stickToBottom = list.scrollHeight - list.scrollTop - list.clientHeight <= NEAR_BOTTOM_PX;
+});
+function scrollToEnd(): void {
+  list.scrollTop = list.scrollHeight;
+  stickToBottom = true;
+}
 
 function renderMessages(state: AgentStateSnapshot): void {
   // The transcript only grows during a run: append what is new; redraw after a reset.
@@ -108,14 +154,30 @@ function renderMessages(state: AgentStateSnapshot): void {
     live = messageItem(state.streamingMessage, true);
     list.append(live);
   }
-  list.scrollTop = list.scrollHeight;
+  for (const failure of promptFailures.splice(0)) list.append(failure);
+  if (stickToBottom) scrollToEnd();
+}
+
+// A prompt the Agent refused (e.g. a tool schema its validator cannot compile) never reaches
+// the transcript: show it as a bubble of its own, and as the error in the state panel.
+const promptFailures: HTMLLIElement[] = [];
+let promptError: string | undefined;
+
+function failPrompt(error: unknown): void {
+  promptError = error instanceof Error ? error.message : String(error);
+  const item = document.createElement("li");
+  item.className = "failure";
+  item.dataset.role = "failure";
+  item.textContent = `⚠ ${promptError}`;
+  promptFailures.push(item);
+  renderState(snapshotNow());
 }
 
 function statusOf(state: AgentStateSnapshot): "running" | "aborted" | "error" | "idle" {
   if (state.isStreaming) return "running";
   const last = [...state.messages].reverse().find((message) => roleOf(message) === "assistant") as AssistantMessage | undefined;
   if (last?.stopReason === "aborted") return "aborted";
-  if (last?.stopReason === "error" || state.errorMessage) return "error";
+  if (last?.stopReason === "error" || state.errorMessage || promptError) return "error";
   return "idle";
 }
 
@@ -128,7 +190,7 @@ function renderState(state: AgentStateSnapshot): void {
   $("messageCount").textContent = String(state.messages.length);
   $("pending").textContent = String(state.pendingToolCalls.size);
   $("queued").textContent = String(agent.peekQueuedMessages().length);
-  $("error").textContent = state.errorMessage ?? "–";
+  $("error").textContent = state.errorMessage ?? promptError ?? "–";
   $<HTMLButtonElement>("send").disabled = state.isStreaming;
   $<HTMLButtonElement>("steer").disabled = !state.isStreaming;
   $<HTMLButtonElement>("followup").disabled = !state.isStreaming;
@@ -194,9 +256,14 @@ send$.subscribe((event) => {
   event.preventDefault();
   const text = take();
   if (!text) return;
+  // The user just sent something: show its answer even if they had scrolled up.
+  scrollToEnd();
   // While a run is active, Enter steers instead of failing.
   if (agent.state.isStreaming) agent.steer(text);
-  else void agent.prompt(text);
+  else {
+    promptError = undefined;
+    agent.prompt(text).catch(failPrompt);
+  }
 });
 fromEvent($("steer"), "click").subscribe(() => {
   const text = take();

@@ -6,6 +6,7 @@
  * @module
  */
 import { catchError, concatMap, defaultIfEmpty, from, isObservable, last, type Observable, of, throwError } from "rxjs";
+import { ignoreOutcome, promiseInVirtualRunError, stallsVirtualRun } from "./virtual-run.js";
 
 /**
  * A value, a promise of it, or an Observable whose last value is it. Hooks may return any of
@@ -47,6 +48,9 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
  * call throws / --#        →  # (onFailure "error")  or  f(error) (onFailure f)
  * ```
  *
+ * A native promise returned inside `TestScheduler.run()` is refused as a failure (see
+ * `stallsVirtualRun`): waiting on it would stall the run.
+ *
  * @example
  * ```ts
  * const settled = maybeAsync(() => hook(context), "error");
@@ -62,8 +66,14 @@ export function maybeAsync<T>(call: () => MaybeAsync<T>, onFailure: OnFailure<T>
   }
   let settled: Observable<T>;
   if (isObservable(value)) settled = (value as Observable<T>).pipe(defaultIfEmpty(undefined as T), last());
-  else if (isThenable(value)) settled = from(value as PromiseLike<T>);
-  else return value as T;
+  else if (isThenable(value)) {
+    if (stallsVirtualRun(value)) {
+      ignoreOutcome(value);
+      const refused = promiseInVirtualRunError();
+      return onFailure === "error" ? throwError(() => refused) : onFailure(refused);
+    }
+    settled = from(value as PromiseLike<T>);
+  } else return value as T;
   return onFailure === "error" ? settled : settled.pipe(catchError((error: unknown) => of(onFailure(error))));
 }
 

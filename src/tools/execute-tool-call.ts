@@ -6,6 +6,7 @@
 import { asapScheduler, isObservable, Observable, type SchedulerLike, type Subscriber, type Subscription, type TeardownLogic } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import { isThenable } from "../rx/maybe-async.js";
+import { ignoreOutcome, promiseInVirtualRunError, stallsVirtualRun } from "../rx/virtual-run.js";
 import type { PreparedToolCall, ToolCallEnvironment } from "./prepare-tool-call.js";
 import { ABORTED_TOOL_TEXT, errorToolResult, normalizeToolResult } from "./tool-result.js";
 import type { AgentToolResult } from "./tool-types.js";
@@ -113,6 +114,11 @@ class ToolExecution {
     }
     if (isObservable(returned)) return this.follow(returned as Observable<unknown>);
     if (isThenable(returned)) {
+      if (stallsVirtualRun(returned)) {
+        ignoreOutcome(returned);
+        this.fail(promiseInVirtualRunError());
+        return undefined;
+      }
       returned.then((value) => this.finish(normalizeToolResult(tool.name, value)), (error: unknown) => this.fail(error));
       return () => {
         this.open = false;

@@ -2,7 +2,9 @@
  * The web example end to end: built with Vite's JS API, served by `vite preview` on 127.0.0.1
  * (port chosen by the OS), driven in headless Chromium through playwright-core (the system's, or
  * the one inside the `@sparticuz/chromium` dev dependency: test/helpers/chromium.ts). A prompt streams text and shows tool progress; Stop aborts; a new prompt
- * works; Steer lands on the next turn; the proxy mode streams through the example proxy server.
+ * works; Steer lands on the next turn; the proxy mode streams through the example proxy server;
+ * the layout keeps the composer on screen and the chat at full width on a phone.
+ * (Under a strict Content Security Policy: web-csp.test.ts.)
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
@@ -44,8 +46,8 @@ afterAll(async () => {
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
-async function open(query = ""): Promise<Page> {
-  const page = await browser.newPage();
+async function open(query = "", viewport?: { width: number; height: number }): Promise<Page> {
+  const page = await browser.newPage(viewport ? { viewport } : {});
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
   page.on("console", (message) => {
@@ -63,6 +65,36 @@ async function send(page: Page, text: string): Promise<void> {
 }
 
 const status = (page: Page) => page.getByTestId("status").getAttribute("data-status");
+
+/** Sends `text` and waits until the run is over and an assistant bubble says `answer`. */
+async function exchange(page: Page, text: string, answer: string): Promise<void> {
+  const before = await page.locator("#messages li.assistant").count();
+  await send(page, text);
+  await page.waitForFunction(
+    ({ before, answer }) => {
+      const bubbles = Array.from(document.querySelectorAll("#messages li.assistant:not(.streaming)"));
+      return bubbles.length > before && bubbles.slice(before).some((li) => li.textContent!.includes(answer)) && document.getElementById("status")!.dataset.status === "idle";
+    },
+    { before, answer },
+  );
+}
+
+interface Box {
+  top: number;
+  bottom: number;
+  left: number;
+  right: number;
+  width: number;
+}
+
+const box = (page: Page, selector: string): Promise<Box> =>
+  page.locator(selector).last().evaluate((element) => {
+    const { top, bottom, left, right, width } = element.getBoundingClientRect();
+    return { top, bottom, left, right, width };
+  });
+
+/** Whether the list is scrolled to (within a pixel of) its end. */
+const atBottom = (page: Page) => page.locator("#messages").evaluate((list) => list.scrollHeight - list.scrollTop - list.clientHeight <= 1);
 
 describe("examples/web in headless Chromium", () => {
   it("the production bundle has no Node-only API (the core, the demo model and its tools are browser-safe)", () => {
@@ -156,5 +188,68 @@ describe("examples/web in headless Chromium", () => {
     await denied.waitForFunction(() => document.getElementById("status")!.dataset.status === "error");
     expect(await denied.locator("#messages li.assistant.error").textContent()).toMatch(/Proxy error: HTTP 401.*Invalid bearer token/);
     await denied.close();
+  });
+
+  it("layout at 1280×900: after 5 exchanges the input is on screen and the message list scrolls, following new messages", async () => {
+    const page = await open("?delay=1&speed=0.1", { width: 1280, height: 900 });
+    await exchange(page, "What's the weather in Paris, Tokyo and Oslo?", "Here's what I found");
+    await exchange(page, "What is (17 + 4) * 23?", "(17 + 4) * 23 = 483");
+    await exchange(page, "What's the weather in London, Berlin and Cairo?", "Cairo: 33°C");
+    await exchange(page, "What is 6 * 7 and what is 2 ^ 10?", "2 ^ 10 = 1024");
+    await exchange(page, "What's the weather in Sydney and Mumbai?", "Mumbai: 31°C");
+
+    const input = await box(page, "#input");
+    expect(input.top).toBeGreaterThanOrEqual(0);
+    expect(input.bottom).toBeLessThanOrEqual(900);
+    expect(input.right).toBeLessThanOrEqual(1280);
+    expect(await page.getByTestId("send").isVisible()).toBe(true);
+    const sizes = await page.locator("#messages").evaluate((list) => ({ scrollHeight: list.scrollHeight, clientHeight: list.clientHeight }));
+    expect(sizes.scrollHeight).toBeGreaterThan(sizes.clientHeight);
+    // The page itself does not scroll: only the list does.
+    expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(900);
+    // The last message is inside the list's visible area.
+    const list = await box(page, "#messages");
+    const last = await box(page, "#messages li");
+    expect(last.bottom).toBeLessThanOrEqual(list.bottom + 1);
+    expect(last.top).toBeGreaterThanOrEqual(list.top - 1);
+    expect(await page.locator("#messages li").last().textContent()).toContain("Mumbai: 31°C");
+    expect(await atBottom(page)).toBe(true);
+
+    // Scrolled up to read: a new message does not pull the list down...
+    await send(page, "What's the weather in Tokyo?");
+    await page.waitForSelector("#tools li[data-tool=get_weather][data-status=running]");
+    await page.locator("#messages").evaluate((element) => (element.scrollTop = 0));
+    await page.waitForFunction(() => Array.from(document.querySelectorAll("#messages li.assistant")).some((li) => li.textContent!.startsWith("Tokyo: 24°C")));
+    await page.waitForFunction(() => document.getElementById("status")!.dataset.status === "idle");
+    expect(await page.locator("#messages").evaluate((element) => element.scrollTop)).toBe(0);
+    // ...and sending again brings it back to the newest message.
+    await exchange(page, "What is 1 + 1?", "1 + 1 = 2");
+    expect(await atBottom(page)).toBe(true);
+    expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    await page.close();
+  });
+
+  it("layout at 400×800: the chat column takes the full width, the tools stack below, the input stays visible", async () => {
+    const page = await open("?delay=1&speed=0.1", { width: 400, height: 800 });
+    await exchange(page, "What's the weather in Paris, Tokyo and Oslo?", "Here's what I found");
+    await exchange(page, "What's the weather in London, Berlin and Cairo?", "Cairo: 33°C");
+    await exchange(page, "What is (17 + 4) * 23?", "(17 + 4) * 23 = 483");
+
+    const chat = await box(page, ".chat");
+    expect(chat.width).toBeGreaterThanOrEqual(360);
+    expect(chat.right).toBeLessThanOrEqual(400);
+    const input = await box(page, "#input");
+    expect(input.top).toBeGreaterThanOrEqual(0);
+    expect(input.bottom).toBeLessThanOrEqual(800);
+    expect(input.width).toBeGreaterThanOrEqual(340);
+    expect(await page.getByTestId("send").isVisible()).toBe(true);
+    // The tool panel is below the chat, not beside it, and still on the page.
+    const tools = await box(page, "aside");
+    expect(tools.top).toBeGreaterThanOrEqual(chat.bottom);
+    expect(tools.bottom).toBeLessThanOrEqual(800);
+    // Nothing wider than the screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
+    expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    await page.close();
   });
 });

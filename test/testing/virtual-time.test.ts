@@ -51,7 +51,7 @@ describe("L12: promise tools in virtual time with settleVirtualTime", () => {
     expect([...endFrames].sort((a, b) => a - b)).toEqual(endFrames);
   });
 
-  it("L12: without it, the same run under TestScheduler.run has not ended when run() returns (the limit it removes)", async () => {
+  it("L12: inside TestScheduler.run a promise tool fails loudly, naming the way out, and the run still ends in virtual time", () => {
     const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
     let agent!: Agent;
     let ended = false;
@@ -60,12 +60,38 @@ describe("L12: promise tools in virtual time with settleVirtualTime", () => {
       agent.subscribe((event) => void (event.type === "agent_end" && (ended = true)));
       void agent.prompt("what is a?");
     });
-    expect(ended).toBe(false);
-    expect(agent.state.isStreaming).toBe(true);
-    // the helper picks the stalled run up where run() left it
-    await settleVirtualTime(scheduler);
-    await agent.waitForIdle();
     expect(ended).toBe(true);
+    expect(agent.state.isStreaming).toBe(false);
+    const result = agent.state.messages.find((m) => m.role === "toolResult") as { isError: boolean; content: { text: string }[] };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]!.text).toMatch(/returned a promise inside TestScheduler\.run\(\).*settleVirtualTime\(scheduler\) from rxagent\/testing/);
+  });
+
+  it("L12 A6: inside TestScheduler.run an async listener or hook fails the run with that message instead of stalling it", () => {
+    for (const options of [{ listener: true }, { hook: true }]) {
+      const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+      let agent!: Agent;
+      scheduler.run(() => {
+        agent = new Agent({
+          initialState: { model },
+          streamFn: fauxProvider([{ content: "hi" }], { scheduler }),
+          scheduler,
+          ...(options.hook ? { transformContext: async (messages: unknown[]) => messages } : {}),
+        } as ConstructorParameters<typeof Agent>[0]);
+        if (options.listener) agent.subscribe(async () => undefined);
+        void agent.prompt("hello");
+      });
+      expect(agent.state.isStreaming, JSON.stringify(options)).toBe(false);
+      expect(agent.state.errorMessage, JSON.stringify(options)).toMatch(/returned a promise inside TestScheduler\.run\(\)/);
+    }
+  });
+
+  it("L12: outside run() (settleVirtualTime, real time) promises are waited for as usual", async () => {
+    const agent = new Agent({ initialState: { model, tools: [lookup] }, streamFn: fauxProvider([{ content: [fauxToolCall("lookup", { key: "b" }, "t1")] }, { content: "ok" }]) });
+    agent.subscribe(async () => undefined);
+    await agent.prompt("what is b?");
+    expect(agent.state.errorMessage).toBeUndefined();
+    expect(agent.state.messages.find((m) => m.role === "toolResult")).toMatchObject({ isError: false });
   });
 
   it("a run waiting on a pending promise leaves the helper idle (it resolves, the run goes on); an abort then ends it", async () => {

@@ -1,0 +1,40 @@
+/**
+ * Promises inside `TestScheduler.run` (SPEC L12): `run()` flushes its frames synchronously and
+ * stops the virtual clock when its callback returns, before any promise can settle, so a run
+ * that waits on one would stall without a word. The loop refuses such a promise instead, with
+ * an error that names the way out.
+ *
+ * @module
+ */
+import { asyncScheduler } from "rxjs";
+
+/**
+ * Whether this code runs inside `TestScheduler.run()`. There, rxjs points its timestamp provider
+ * at the virtual clock, so `asyncScheduler.now()` reads a frame number (near 0) instead of the
+ * epoch time `Date.now()` reads (~1.7e12). Only public API is read.
+ */
+export function insideTestSchedulerRun(): boolean {
+  return Date.now() - asyncScheduler.now() > 1e11;
+}
+
+/**
+ * Whether waiting for `value` would stall a run inside `TestScheduler.run()`: a native promise
+ * settles in a microtask, after `run()` returned. A thenable of another kind may settle on the
+ * virtual clock itself (a test's own), so it is waited for as usual.
+ */
+export function stallsVirtualRun(value: PromiseLike<unknown>): boolean {
+  return value instanceof Promise && insideTestSchedulerRun();
+}
+
+/** The error for a promise returned inside `TestScheduler.run()`. */
+export function promiseInVirtualRunError(): Error {
+  return new Error(
+    "A tool, hook or listener returned a promise inside TestScheduler.run(): run() stops the virtual clock before a promise settles, so the run would stall. " +
+      "Return a value or an Observable (e.g. timer(5).pipe(map(() => result))), or leave run() out and drive the scheduler with settleVirtualTime(scheduler) from rxagent/testing.",
+  );
+}
+
+/** Keeps a refused promise's rejection from becoming an unhandled one. */
+export function ignoreOutcome(promise: PromiseLike<unknown>): void {
+  promise.then(undefined, () => undefined);
+}
