@@ -3,9 +3,9 @@
  *
  *   npx tsx examples/parallel-tools.ts
  *
- * A tool's `execute` may return an Observable: every emission before the last is a progress
- * update (a `tool_execution_update` event), the last one is the result, and unsubscribing
- * cancels it. The calls of one assistant message run concurrently (`mergeMap`):
+ * A tool's `execute` may return an Observable: its emissions are progress updates
+ * (`tool_execution_update` events, delivered as they are emitted), the last one is the
+ * result, and unsubscribing cancels it. The calls of one assistant message run concurrently (`mergeMap`):
  * `tool_execution_end` arrives in completion order, while the tool-result messages keep the
  * order the model asked in.
  */

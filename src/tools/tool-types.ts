@@ -32,9 +32,9 @@ export type AgentToolUpdateCallback<TDetails = any> = (partialResult: AgentToolR
 /**
  * A tool the agent can run (SPEC T1).
  *
- * `execute` returns a promise of the result, the result itself, or an Observable: every
- * emission before the last is a progress update, the last is the result, and unsubscribing
- * cancels it.
+ * `execute` returns a promise of the result, the result itself, or an Observable: its
+ * emissions are progress updates, shown as soon as each stands (see `executeToolCall`), the last
+ * is the result, and unsubscribing cancels it.
  *
  * @example
  * ```ts
