@@ -15,6 +15,7 @@
  * @module
  */
 import { createInterface } from "node:readline";
+import { Writable } from "node:stream";
 import { Agent, type AssistantMessage, type UserMessage } from "../src/index.js";
 import { chooseModel, configurationHint, demoTools, SYSTEM_PROMPT, terminalSettings } from "./setup.js";
 import { TerminalView } from "./terminal.js";
@@ -24,6 +25,32 @@ const HELP = [
   "While the agent works: a line steers it (after the running tools), /followup TEXT queues a follow-up, Ctrl-C aborts the run.",
   "/exit (or Ctrl-C when idle) quits. /help shows this.",
 ].join("\n");
+
+const PROMPT = "you> ";
+
+/**
+ * readline's output on a TTY, shut while a run owns the screen: readline echoes each keystroke
+ * and the Enter's line break where the cursor happens to be, which is inside the view's live
+ * block or streamed text. Meanwhile the view draws the typed line itself (`view.input`).
+ */
+class ReadlineOutput extends Writable {
+  open = true;
+
+  constructor(private readonly target: NodeJS.WriteStream) {
+    super({ decodeStrings: false });
+    target.on("resize", () => this.emit("resize"));
+  }
+
+  /** readline wraps its line by this. */
+  get columns(): number {
+    return this.target.columns;
+  }
+
+  override _write(chunk: string | Uint8Array, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (this.open) this.target.write(chunk);
+    callback();
+  }
+}
 
 function user(text: string): UserMessage {
   return { role: "user", content: text, timestamp: Date.now() };
@@ -40,20 +67,41 @@ export function runChat(): Promise<void> {
   });
   agent.subscribe((event) => view.render(event));
 
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: settings.tty, prompt: "you> " });
+  const output = settings.tty ? new ReadlineOutput(process.stdout) : undefined;
+  const rl = createInterface({ input: process.stdin, output: output ?? process.stdout, terminal: settings.tty, prompt: PROMPT });
   let running: Promise<void> | undefined;
   let aborting = false;
   let closing = false;
+  // Whether readline's prompt row is on screen (not yet ended by Enter).
+  let prompted = false;
+  if (settings.tty) {
+    // readline has handled the key by now (its listener came first): show the line as it is.
+    process.stdin.on("keypress", () => {
+      if (running) view.refresh();
+    });
+    process.stdout.on("resize", () => view.resize(process.stdout.columns));
+  }
 
   view.line(`rxagent chat · ${choice.label}`);
   view.line(HELP);
   const ready = (): void => {
-    if (settings.tty && !closing) rl.prompt();
-    else if (!closing) view.note("ready", "waiting for a prompt");
+    if (closing) return;
+    if (!settings.tty) return view.note("ready", "waiting for a prompt");
+    // Back to readline, with what was typed during the run. Its redraw first goes up as many
+    // rows as its cursor is below the prompt's start; the view drew the line on one row.
+    view.input(undefined);
+    if (output) output.open = true;
+    process.stdout.write("\n".repeat(rl.getCursorPos().rows));
+    rl.prompt(true);
+    prompted = true;
   };
 
   const start = (text: string): void => {
     aborting = false;
+    if (output) {
+      output.open = false;
+      view.input(() => ({ prompt: PROMPT, line: rl.line, cursor: rl.cursor }));
+    }
     running = agent
       .prompt(text)
       .then(() => {
@@ -79,6 +127,8 @@ export function runChat(): Promise<void> {
         await running;
       }
       view.close();
+      // Quitting from the prompt (Ctrl-C, Ctrl-D): not on its row.
+      if (prompted) process.stdout.write("\n");
       view.line("bye");
       rl.close();
       // readline leaves a piped stdin open; let go of it so the process can end.
@@ -97,10 +147,21 @@ export function runChat(): Promise<void> {
     };
 
     rl.on("line", (raw) => {
+      prompted = false;
       const line = raw.trim();
-      if (closing || line === "") return;
+      if (closing) return;
+      // Idle, readline owns the screen: after an empty line or a command, show the prompt again.
+      const reprompt = (): void => {
+        if (running || !settings.tty) return;
+        rl.prompt();
+        prompted = true;
+      };
+      if (line === "") return reprompt();
       if (line === "/exit" || line === "/quit") return void quit();
-      if (line === "/help") return view.line(HELP);
+      if (line === "/help") {
+        view.line(HELP);
+        return reprompt();
+      }
       const followUp = /^\/follow-?up\s+(.+)$/i.exec(line);
       if (followUp) {
         if (!running) return start(followUp[1]!);
@@ -109,7 +170,10 @@ export function runChat(): Promise<void> {
         agent.followUp(message);
         return view.note("follow-up", `queued: “${followUp[1]}”`, "yellow");
       }
-      if (line.startsWith("/")) return view.note("error", `Unknown command ${line.split(/\s/)[0]}. ${HELP}`, "red");
+      if (line.startsWith("/")) {
+        view.note("error", `Unknown command ${line.split(/\s/)[0]}. ${HELP}`, "red");
+        return reprompt();
+      }
       if (!running) return start(line);
       const message = user(line);
       view.mark(message, "steer");
