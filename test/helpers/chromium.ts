@@ -1,6 +1,6 @@
 /**
  * Where the browser tests find a Chromium, with nothing installed by hand: `CHROMIUM_PATH` if
- * set, else the system's (`/usr/bin/chromium`, what `.ci/run` installs), else the one that ships
+ * set, else the system's (`/usr/bin/chromium`, when the machine has one), else the one that ships
  * inside the `@sparticuz/chromium` dev dependency (unpacked on first use, no download).
  */
 import { existsSync } from "node:fs";
