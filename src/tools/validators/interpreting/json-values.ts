@@ -1,0 +1,68 @@
+/**
+ * Helpers on JSON values and on the two path notations: issue paths (`a.0.b`) and JSON pointers
+ * into the schema (`#/properties/a`).
+ *
+ * @module
+ */
+import type { Key } from "./schema-node.js";
+
+/** A plain object: not `null`, not an array. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** An own property that is not `undefined`, as ajv's generated `!== undefined` test sees it. */
+export function hasOwn(record: Record<string, unknown>, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(record, key) && record[key] !== undefined;
+}
+
+/** The issue path of a child value. */
+export function childPath(path: string, segment: Key): string {
+  return path === "" ? String(segment) : `${path}.${segment}`;
+}
+
+/** The JSON pointer of a child schema, escaped. */
+export function pointer(at: string, segment: Key): string {
+  return `${at}/${String(segment).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+}
+
+/** The schema's property names ajv looks at: `__proto__` is never one. */
+export function schemaKeys(map: unknown): string[] {
+  return isObject(map) ? Object.keys(map).filter((key) => key !== "__proto__") : [];
+}
+
+/** Code points, not UTF-16 units, as ajv's `ucs2length` counts them. */
+export function codePointLength(text: string): number {
+  let length = 0;
+  for (let pos = 0; pos < text.length; length++) {
+    const unit = text.charCodeAt(pos++);
+    if (unit >= 0xd800 && unit <= 0xdbff && pos < text.length && (text.charCodeAt(pos) & 0xfc00) === 0xdc00) pos++;
+  }
+  return length;
+}
+
+/** Deep equality of JSON values, as ajv's `equal` (fast-deep-equal) decides it. */
+export function equal(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a && b && typeof a === "object" && typeof b === "object") {
+    if (Array.isArray(a) !== Array.isArray(b) || (a as object).constructor !== (b as object).constructor) return false;
+    if (Array.isArray(a)) {
+      const other = b as unknown[];
+      if (a.length !== other.length) return false;
+      for (let i = a.length; i-- !== 0; ) if (!equal(a[i], other[i])) return false;
+      return true;
+    }
+    const left = a as Record<string, unknown>;
+    const right = b as Record<string, unknown>;
+    const keys = Object.keys(left);
+    if (keys.length !== Object.keys(right).length) return false;
+    for (const key of keys) if (!Object.prototype.hasOwnProperty.call(right, key) || !equal(left[key], right[key])) return false;
+    return true;
+  }
+  return a !== a && b !== b;
+}
+
+/** A default is written into the data as a fresh copy each time, as ajv's generated literal is. */
+export function copyOf(value: unknown): unknown {
+  return typeof value === "object" && value !== null ? JSON.parse(JSON.stringify(value)) : value;
+}

@@ -1,0 +1,163 @@
+/**
+ * The object keywords: `maxProperties`, `minProperties`, `required`, `propertyNames`,
+ * `additionalProperties`, `dependencies`, `properties` (with defaults), `patternProperties`.
+ *
+ * @module
+ */
+import { alwaysValid } from "../ajv-rules.js";
+import type { CompileContext } from "../compile-context.js";
+import { childPath, hasOwn, isObject, pointer, schemaKeys } from "../json-values.js";
+import { run } from "../run.js";
+import { ALL_ERRORS, COMPOSITE, type Node, type SchemaNode, type Step } from "../schema-node.js";
+import { sizeLimits } from "./size-limits.js";
+
+/** A compiled `patternProperties` entry. */
+interface PatternProperty {
+  regExp: RegExp;
+  node: Node;
+  always: boolean;
+}
+
+/** The keywords that make a schema check objects even when they add no step. */
+const OBJECT_KEYWORDS = ["maxProperties", "minProperties", "required", "propertyNames", "additionalProperties", "dependencies"];
+
+/** Adds the checks (and property defaults) that run only when the data is an object, compiled in ajv's order. */
+export function compileObject(ctx: CompileContext, node: SchemaNode, schema: Record<string, unknown>, at: string): void {
+  const steps = sizeLimits(ctx, schema, at, "maxProperties", "minProperties", "properties", (data) => Object.keys(data as object).length);
+  if ("required" in schema) steps.push(requiredStep(ctx.stringArray(schema.required, at, "required")));
+  if ("propertyNames" in schema) {
+    const names = ctx.node(schema.propertyNames, pointer(at, "propertyNames"));
+    if (!alwaysValid(schema.propertyNames)) steps.push(propertyNamesStep(names));
+  }
+  const properties = schema.properties;
+  if (properties !== undefined && !isObject(properties)) ctx.invalid(at, "properties", "must be an object of schemas");
+  const patternProperties = schema.patternProperties;
+  if (patternProperties !== undefined && !isObject(patternProperties)) ctx.invalid(at, "patternProperties", "must be an object of schemas");
+  const declared = schemaKeys(properties);
+  const patterns = schemaKeys(patternProperties).map((source): PatternProperty => ({
+    regExp: ctx.pattern(source, pointer(at, "patternProperties"), `patternProperties: ${source}`),
+    node: ctx.node(patternProperties![source], pointer(pointer(at, "patternProperties"), source)),
+    always: alwaysValid(patternProperties![source]),
+  }));
+  if ("additionalProperties" in schema) {
+    const extra = ctx.node(schema.additionalProperties, pointer(at, "additionalProperties"));
+    if (!alwaysValid(schema.additionalProperties)) steps.push(additionalPropertiesStep(extra, new Set(declared), patterns));
+  }
+  if ("dependencies" in schema) steps.push(compileDependencies(ctx, node, schema.dependencies, at));
+  if (properties !== undefined) compileProperties(ctx, node, properties, declared, at, steps);
+  const checkedPatterns = patterns.filter((p) => !p.always);
+  if (patternProperties !== undefined && checkedPatterns.length > 0) steps.push(patternPropertiesStep(checkedPatterns));
+  if (properties !== undefined || patternProperties !== undefined || OBJECT_KEYWORDS.some((keyword) => keyword in schema)) node.object = steps;
+}
+
+function requiredStep(required: readonly string[]): Step {
+  return (data, _p, _k, path, mode, issues) => {
+    for (const name of required) {
+      if (hasOwn(data as Record<string, unknown>, name)) continue;
+      issues.push({ path: childPath(path, name), message: "is required" });
+      if (!(mode & ALL_ERRORS)) break;
+    }
+    return data;
+  };
+}
+
+function propertyNamesStep(names: Node): Step {
+  return (data, _p, _k, path, mode, issues) => {
+    for (const name of Object.keys(data as object)) {
+      const before = issues.length;
+      // The name is checked at the object's path; there is nowhere to write a coerced name.
+      run(names, name, undefined, name, path, mode | COMPOSITE, issues);
+      if (issues.length > before) {
+        issues.push({ path, message: "property name must be valid" });
+        if (!(mode & ALL_ERRORS)) break;
+      }
+    }
+    return data;
+  };
+}
+
+function additionalPropertiesStep(extra: Node, known: ReadonlySet<string>, patterns: readonly PatternProperty[]): Step {
+  return (data, _p, _k, path, mode, issues) => {
+    const record = data as Record<string, unknown>;
+    for (const name of Object.keys(record)) {
+      if (known.has(name) || patterns.some((p) => p.regExp.test(name))) continue;
+      const before = issues.length;
+      if (extra === false) issues.push({ path: childPath(path, name), message: "is not allowed" });
+      else run(extra, record[name], record, name, childPath(path, name), mode, issues);
+      if (!(mode & ALL_ERRORS) && issues.length > before) break;
+    }
+    return data;
+  };
+}
+
+/** `dependencies`: property lists are checked before schemas, whatever their order in the schema, as ajv does. */
+function compileDependencies(ctx: CompileContext, node: SchemaNode, dependencies: unknown, at: string): Step {
+  if (!isObject(dependencies)) ctx.invalid(at, "dependencies", "must be an object");
+  const propertyDeps: Array<[string, string[]]> = [];
+  const schemaDeps: Array<[string, Node]> = [];
+  for (const name of Object.keys(dependencies)) {
+    const value = dependencies[name];
+    if (Array.isArray(value)) propertyDeps.push([name, ctx.stringArray(value, pointer(at, "dependencies"), name)]);
+    else {
+      const dep = ctx.node(value, pointer(pointer(at, "dependencies"), name));
+      node.sameData.push(dep);
+      if (!alwaysValid(value)) schemaDeps.push([name, dep]);
+    }
+  }
+  return (data, parent, key, path, mode, issues) => {
+    let value = data;
+    for (const [name, deps] of propertyDeps) {
+      if (deps.length === 0 || !hasOwn(value as Record<string, unknown>, name)) continue;
+      const message = `must have ${deps.length === 1 ? "property" : "properties"} ${deps.join(", ")} when property ${name} is present`;
+      for (const dep of deps) {
+        if (hasOwn(value as Record<string, unknown>, dep)) continue;
+        issues.push({ path, message });
+        if (!(mode & ALL_ERRORS)) return value;
+      }
+    }
+    for (const [name, dep] of schemaDeps) {
+      if (!hasOwn(value as Record<string, unknown>, name)) continue;
+      const before = issues.length;
+      value = run(dep, value, parent, key, path, mode, issues);
+      if (!(mode & ALL_ERRORS) && issues.length > before) break;
+    }
+    return value;
+  };
+}
+
+/** `properties`: compiles every declared property, collects defaults, and checks those present. */
+function compileProperties(ctx: CompileContext, node: SchemaNode, properties: Record<string, unknown>, declared: readonly string[], at: string, steps: Step[]): void {
+  const checks: Array<[string, Node]> = [];
+  for (const name of declared) {
+    const child = ctx.node(properties[name], pointer(pointer(at, "properties"), name));
+    const propertySchema = properties[name];
+    if (isObject(propertySchema) && propertySchema.default !== undefined) node.objectDefaults.push([name, propertySchema.default]);
+    if (!alwaysValid(propertySchema)) checks.push([name, child]);
+  }
+  if (checks.length === 0) return;
+  steps.push((data, _p, _k, path, mode, issues) => {
+    const record = data as Record<string, unknown>;
+    for (const [name, child] of checks) {
+      if (!hasOwn(record, name)) continue;
+      const before = issues.length;
+      run(child, record[name], record, name, childPath(path, name), mode, issues);
+      if (!(mode & ALL_ERRORS) && issues.length > before) break;
+    }
+    return data;
+  });
+}
+
+function patternPropertiesStep(checked: readonly PatternProperty[]): Step {
+  return (data, _p, _k, path, mode, issues) => {
+    const record = data as Record<string, unknown>;
+    for (const { regExp, node: child } of checked) {
+      for (const name of Object.keys(record)) {
+        if (!regExp.test(name)) continue;
+        const before = issues.length;
+        run(child, record[name], record, name, childPath(path, name), mode, issues);
+        if (!(mode & ALL_ERRORS) && issues.length > before) return data;
+      }
+    }
+    return data;
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * `$ref`: local JSON-pointer references, inlined or run as a separate function the way ajv
+ * decides.
+ *
+ * @module
+ */
+import { AJV_RULES, hasRef, VIA_AJV } from "../ajv-rules.js";
+import type { CompileContext } from "../compile-context.js";
+import { isObject } from "../json-values.js";
+import { run } from "../run.js";
+import { ALL_ERRORS, type SchemaNode, type Step } from "../schema-node.js";
+
+/** The step for `node`'s `$ref`; in a schema compiled for its shape only, an unresolvable reference checks nothing. */
+export function compileRef(ctx: CompileContext, node: SchemaNode, ref: unknown, at: string): Step {
+  if (typeof ref !== "string") ctx.invalid(at, "$ref", "must be a string");
+  if (!ctx.lenient) return resolveRef(ctx, node, ref, at);
+  // ajv never resolves a reference in a schema it does not compile; neither does the interpreter.
+  try {
+    return resolveRef(ctx, node, ref, at);
+  } catch {
+    return (data) => data;
+  }
+}
+
+function resolveRef(ctx: CompileContext, node: SchemaNode, ref: string, at: string): Step {
+  const seen = new Set<string>();
+  let target: unknown = ctx.root;
+  let current = ref;
+  let toRoot = false;
+  // ajv follows a chain of schemas that are only a `$ref` and inlines the end of it.
+  for (;;) {
+    if (seen.has(current)) ctx.invalid(at, "$ref", `"${ref}" only refers to itself`);
+    seen.add(current);
+    target = resolvePointer(ctx, current, at, ref);
+    toRoot = target === ctx.root;
+    if (toRoot || !isObject(target) || target.$ref === undefined || Object.keys(target).some((key) => key !== "$ref" && AJV_RULES.has(key))) break;
+    current = target.$ref as string;
+    if (typeof current !== "string") break;
+  }
+  const targetNode = ctx.node(target, current);
+  if (!toRoot && !hasRef(target)) {
+    // Inlined by ajv: same mode, and the caller sees the coerced value.
+    node.sameData.push(targetNode);
+    return (data, parent, key, path, mode, issues) => run(targetNode, data, parent, key, path, mode, issues);
+  }
+  // A separately compiled ajv function: it starts afresh (allErrors, defaults on), and what it
+  // coerces reaches the parent object but not the caller's own view of the value.
+  node.sameData.push(targetNode);
+  return (data, parent, key, path, _mode, issues) => {
+    run(targetNode, data, parent, key, path, ALL_ERRORS, issues);
+    return data;
+  };
+}
+
+function resolvePointer(ctx: CompileContext, ref: string, at: string, original: string): unknown {
+  if (!ref.startsWith("#")) {
+    ctx.fail(`"$ref": "${original}" at ${at} is not supported: only references inside the tool's own schema ("#", "#/$defs/...", "#/definitions/...") are. Put the referenced schema under "$defs", or: ${VIA_AJV}`);
+  }
+  if (ref === "#" || ref === "#/") return ctx.root;
+  if (ref[1] !== "/") {
+    ctx.fail(`"$ref": "${original}" at ${at} is not supported: anchors ("#name") are not resolved, only JSON pointers such as "#/$defs/name". ${VIA_AJV}`);
+  }
+  let target: unknown = ctx.root;
+  for (const part of ref.slice(2).split("/")) {
+    let name: string;
+    try {
+      name = decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~");
+    } catch {
+      ctx.invalid(at, "$ref", `"${original}" is not a valid URI fragment`);
+    }
+    target = typeof target === "object" && target !== null ? (target as Record<string, unknown>)[name] : undefined;
+    if (target === undefined) ctx.invalid(at, "$ref", `"${original}" does not resolve to anything in the schema`);
+  }
+  return target;
+}
