@@ -5,12 +5,13 @@
  * @module
  */
 import { isObservable, map, Observable, type Subject } from "rxjs";
-import { runAgentLoop } from "../loop/agent-loop.js";
+import { startAgentLoop } from "../loop/agent-loop.js";
 import type { AgentLoopConfig } from "../loop/loop-config.js";
 import { describeError } from "../model/describe-error.js";
 import type { StreamFn } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import type { Failure } from "../rx/maybe-async.js";
+import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 import { ActiveRun } from "./active-run.js";
 import type { AgentStateStore } from "./agent-state.js";
 import type { ListenerBarrier } from "./listener-barrier.js";
@@ -38,7 +39,7 @@ export class AgentRunner {
    * completes when the Agent is idle again; unsubscribing aborts it, and it still settles.
    * `config` is read when the run starts.
    */
-  run(plan: RunPlan, streamFn: StreamFn, config: () => AgentLoopConfig): Observable<AgentEvent> {
+  run(plan: RunPlan, streamFn: StreamFn, config: () => AgentLoopConfig, validator: ArgumentValidator): Observable<AgentEvent> {
     const run = new ActiveRun();
     return new Observable<AgentEvent>((subscriber) => {
       const forwarding = run.events.subscribe(subscriber);
@@ -48,14 +49,14 @@ export class AgentRunner {
         forwarding.unsubscribe();
         if (this.active === run) run.controller.abort();
       });
-      this.begin(run, plan, streamFn, config());
+      this.begin(run, plan, streamFn, config(), validator);
     });
   }
 
-  private begin(run: ActiveRun, plan: RunPlan, streamFn: StreamFn, config: AgentLoopConfig): void {
+  private begin(run: ActiveRun, plan: RunPlan, streamFn: StreamFn, config: AgentLoopConfig, validator: ArgumentValidator): void {
     this.active = run;
     this.store.beginRun();
-    const loop = runAgentLoop({
+    const loop = startAgentLoop({
       prompts: plan.prompts,
       context: { messages: this.store.transcript.slice(), tools: this.store.tools.slice() },
       config,
@@ -63,7 +64,7 @@ export class AgentRunner {
       streamFn,
       emit: (event) => this.process(event, run),
       skipInitialSteeringPoll: plan.skipInitialSteeringPoll,
-    });
+    }, validator);
     loop.subscribe({
       next: (event) => run.events.next(event),
       // The loop normalizes failures itself (SPEC A6); an error here is a bug, reported as the run's error.

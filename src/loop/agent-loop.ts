@@ -30,9 +30,11 @@ import { failure } from "./failure.js";
 import type { AgentLoopConfig } from "./loop-config.js";
 import { NextTurn, type Step } from "./next-turn.js";
 import { assertOneQueueSource, poll } from "./queue-poll.js";
-import { type AgentLoopRun, Run } from "./run.js";
+import { type AgentLoopRun, Run, type ValidatedLoopRun } from "./run.js";
 import { appendMessages, turn } from "./turn.js";
-import { assertToolSet } from "../tools/tool-set.js";
+import { assertToolSet, validatorFor } from "../tools/tool-set.js";
+import { ajvValidator } from "../tools/validators/ajv-validator.js";
+import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 
 export type { AgentLoopRun } from "./run.js";
 
@@ -85,7 +87,8 @@ export function assertCanContinue(messages: readonly AgentMessage[]): void {
   if (last.role === "assistant") throw new Error("Cannot continue from message role: assistant");
 }
 
-function requireStreamFn(streamFn: StreamFn | undefined): StreamFn {
+/** The provider argument of the entry points, checked. @internal */
+export function requireStreamFn(streamFn: StreamFn | undefined): StreamFn {
   if (typeof streamFn !== "function") throw new TypeError("agentLoop needs a stream function (the provider): pass it as the last argument.");
   return streamFn;
 }
@@ -100,17 +103,30 @@ function requireStreamFn(streamFn: StreamFn | undefined): StreamFn {
  * @internal
  */
 export function runAgentLoop(input: AgentLoopRun): Observable<AgentEvent> {
+  return startAgentLoop(input, ajvValidator);
+}
+
+/**
+ * {@link runAgentLoop} with the validator for tools and config that name none passed in (or
+ * none: then the config must name one). Nothing here refers to ajv, so an entry point that
+ * never passes `ajvValidator` leaves it out of the bundle.
+ *
+ * @internal
+ */
+export function startAgentLoop(input: AgentLoopRun, defaultValidator: ArgumentValidator | undefined): Observable<AgentEvent> {
   const { config } = input;
   assertOneQueueSource(config.getSteeringMessages, config.steering$, "getSteeringMessages", "steering$");
   assertOneQueueSource(config.getFollowUpMessages, config.followUp$, "getFollowUpMessages", "followUp$");
-  assertToolSet(input.context.tools, config.validator);
+  const validator = validatorFor(input.context.tools, config.validator ?? defaultValidator);
+  assertToolSet(input.context.tools, validator);
+  const validated: ValidatedLoopRun = { ...input, validator };
   return defer(() => {
     const controller = new AbortController();
     const outer = input.signal;
     const forwardAbort = (): void => controller.abort(outer?.reason);
     if (outer?.aborted) controller.abort(outer.reason);
     else outer?.addEventListener("abort", forwardAbort);
-    return runEvents(input, controller).pipe(
+    return runEvents(validated, controller).pipe(
       tap({
         unsubscribe: () => controller.abort(new DOMException("The run was unsubscribed", "AbortError")),
         finalize: () => outer?.removeEventListener("abort", forwardAbort),
@@ -120,7 +136,7 @@ export function runAgentLoop(input: AgentLoopRun): Observable<AgentEvent> {
 }
 
 /** The run's events; a failure anywhere becomes the normalized ending of `failure.ts`. */
-function runEvents(input: AgentLoopRun, controller: AbortController): Observable<AgentEvent> {
+function runEvents(input: ValidatedLoopRun, controller: AbortController): Observable<AgentEvent> {
   return defer(() => {
     const run = new Run(input, controller.signal);
     return turns(run).pipe(

@@ -14,6 +14,7 @@ import { Emitter } from "./emitter.js";
 import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type AgentTurnContext, LOOP_KEYS } from "./loop-config.js";
 import { QueuePoll } from "./queue-poll.js";
 import { initialRunState, reduceRunState, type RunState } from "./run-state.js";
+import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 
 /** Input of `runAgentLoop`. */
 export interface AgentLoopRun {
@@ -27,6 +28,11 @@ export interface AgentLoopRun {
   emit?: AgentEmit;
   /** Skip the steering poll at run start (the Agent's `continue()` already drained a batch). */
   skipInitialSteeringPoll?: boolean;
+}
+
+/** A run with its tool-argument validator decided: the config's, else the entry's default. */
+export interface ValidatedLoopRun extends AgentLoopRun {
+  validator: ArgumentValidator;
 }
 
 const LOOP_KEY_SET: ReadonlySet<string> = new Set(LOOP_KEYS);
@@ -69,7 +75,7 @@ export class Run {
   sink: ((event: AgentEvent) => void) | undefined;
 
   constructor(
-    readonly input: AgentLoopRun,
+    readonly input: ValidatedLoopRun,
     readonly signal: AbortSignal,
   ) {
     const { config } = input;

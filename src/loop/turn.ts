@@ -133,7 +133,7 @@ function toolEnvironment(run: Run, message: AssistantMessage): ToolCallEnvironme
     assistantMessage: message,
     signal: run.signal,
     now: run.now,
-    validator: config.validator,
+    validator: run.input.validator,
     scheduler: config.scheduler,
     beforeToolCall: config.beforeToolCall,
     afterToolCall: config.afterToolCall,

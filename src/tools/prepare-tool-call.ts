@@ -12,7 +12,7 @@ import type { AgentContext } from "../model/types.js";
 import { andThen, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
 import { ABORTED_TOOL_TEXT, errorToolResult } from "./tool-result.js";
 import type { AgentTool, BeforeToolCallResult, ToolCallOutcome, ToolHooks } from "./tool-types.js";
-import { validateToolArguments } from "./validation.js";
+import { checkToolArguments } from "./validation.js";
 import type { ArgumentValidator } from "./validators/argument-validator.js";
 
 /** What a tool call runs against. */
@@ -23,8 +23,8 @@ export interface ToolCallEnvironment extends ToolHooks {
   signal: AbortSignal;
   /** Clock for durations and timestamps. */
   now: () => number;
-  /** Checks arguments for tools without a `validator` of their own; ajv when absent. */
-  validator?: ArgumentValidator;
+  /** Checks arguments for tools without a `validator` of their own. */
+  validator: ArgumentValidator;
   /** Where an Observable tool's standing progress is shown from (see `executeToolCall`); asap when absent. */
   scheduler?: SchedulerLike;
 }
@@ -62,7 +62,7 @@ export function prepareToolCall(toolCall: ToolCall, env: ToolCallEnvironment): O
     let args: unknown;
     try {
       const prepared = tool.prepareArguments ? { ...toolCall, arguments: tool.prepareArguments(toolCall.arguments) as ToolCall["arguments"] } : toolCall;
-      args = validateToolArguments(tool.name, tool.parameters, prepared, tool.validator ?? env.validator);
+      args = checkToolArguments(tool.name, tool.parameters, prepared, tool.validator ?? env.validator);
     } catch (error) {
       return of(immediate(toolCall, describeError(error)));
     }

@@ -10,6 +10,8 @@ import { executeToolCall } from "./execute-tool-call.js";
 import { finalizeToolCall } from "./finalize-tool-call.js";
 import { prepareToolCall, type ToolCallEnvironment } from "./prepare-tool-call.js";
 import type { AgentTool, AgentToolResult, ToolCallOutcome, ToolHooks } from "./tool-types.js";
+import { validatorFor } from "./tool-set.js";
+import { ajvValidator } from "./validators/ajv-validator.js";
 import type { ArgumentValidator } from "./validators/argument-validator.js";
 
 /** Options of {@link runToolCall}. */
@@ -35,7 +37,19 @@ export interface RunToolCallOptions extends ToolHooks {
  * ```
  */
 export function runToolCall(toolCall: ToolCall, options: RunToolCallOptions): Observable<ToolCallOutcome> {
-  const env: ToolCallEnvironment = { ...options, signal: options.signal ?? new AbortController().signal, now: options.now ?? Date.now };
+  return runToolCallWith(toolCall, options, ajvValidator);
+}
+
+/**
+ * {@link runToolCall} with the validator for tools and options that name none passed in (or
+ * none: then `options.validator` must be set). Refers to no validator itself, so `rxagent/core`
+ * builds on it without ajv.
+ *
+ * @internal
+ */
+export function runToolCallWith(toolCall: ToolCall, options: RunToolCallOptions, defaultValidator: ArgumentValidator | undefined): Observable<ToolCallOutcome> {
+  const validator = validatorFor(options.tools, options.validator ?? defaultValidator);
+  const env: ToolCallEnvironment = { ...options, validator, signal: options.signal ?? new AbortController().signal, now: options.now ?? Date.now };
   return prepareToolCall(toolCall, env).pipe(
     concatMap((preparation) => {
       if (preparation.kind === "immediate") return of(preparation.outcome);

@@ -7,7 +7,6 @@
  */
 import { describeError } from "../model/describe-error.js";
 import type { AgentTool } from "./tool-types.js";
-import { ajvValidator } from "./validators/ajv-validator.js";
 import type { ArgumentValidator } from "./validators/argument-validator.js";
 
 /**
@@ -16,10 +15,10 @@ import type { ArgumentValidator } from "./validators/argument-validator.js";
  *
  * @example
  * ```ts
- * assertToolSet([search, search]); // Error: Two tools are named "search": tool names must be unique.
+ * assertToolSet([search, search], ajvValidator); // Error: Two tools are named "search": tool names must be unique.
  * ```
  */
-export function assertToolSet(tools: readonly AgentTool[] | undefined, validator: ArgumentValidator = ajvValidator): void {
+export function assertToolSet(tools: readonly AgentTool[] | undefined, validator: ArgumentValidator): void {
   if (!tools || tools.length === 0) return;
   const seen = new Set<string>();
   for (const [index, tool] of tools.entries()) {
@@ -39,4 +38,31 @@ export function assertToolSet(tools: readonly AgentTool[] | undefined, validator
       throw new Error(`Tool "${name}" has an invalid parameters schema (${checker.name}): ${describeError(error)}`);
     }
   }
+}
+
+/** Why a run from `rxagent/core` cannot start: no validator for some tool. */
+export const NO_VALIDATOR =
+  "No validator for tool arguments: rxagent/core has no default. Pass `validator` (interpretingValidator or precompiledValidator work under a strict CSP; ajvValidator is the fastest), give every tool its own, or import from \"rxagent\", whose default is ajv.";
+
+// Stands in when every tool has a validator of its own, so none is ever asked to compile.
+const NONE: ArgumentValidator = {
+  name: "none",
+  compile: () => {
+    throw new Error(NO_VALIDATOR);
+  },
+};
+
+/**
+ * The validator for tools without one of their own: `chosen`, else a stand-in when every tool
+ * has its own; throws {@link NO_VALIDATOR} when some tool would have none.
+ *
+ * @example
+ * ```ts
+ * validatorFor(tools, config.validator ?? defaultValidator);
+ * ```
+ */
+export function validatorFor(tools: readonly AgentTool[] | undefined, chosen: ArgumentValidator | undefined): ArgumentValidator {
+  if (chosen) return chosen;
+  if ((tools ?? []).every((tool) => tool.validator)) return NONE;
+  throw new Error(NO_VALIDATOR);
 }

@@ -87,21 +87,11 @@ function preview(value: unknown, limit = 2000): string {
 
 /**
  * The validated arguments of `toolCall` for `schema`, coerced and with defaults applied by
- * `validator` (ajv unless told otherwise). Throws an `Error` whose message names each failing
- * path and shows what was received, written for the model to read and correct.
- *
- * @example
- * ```ts
- * validateToolArguments("add", { type: "object", properties: { a: { type: "number" } } }, call);
- * validateToolArguments("add", schema, call, interpretingValidator); // no eval: strict-CSP pages
- * ```
+ * `validator`. Throws an `Error` whose message names each failing path and shows what was
+ * received, written for the model to read and correct. (The loop's own check: no default
+ * validator, so a bundle that never names ajv does not carry it.)
  */
-export function validateToolArguments(
-  toolName: string,
-  schema: object,
-  toolCall: Pick<ToolCall, "arguments" | "argumentsError">,
-  validator: ArgumentValidator = ajvValidator,
-): unknown {
+export function checkToolArguments(toolName: string, schema: object, toolCall: Pick<ToolCall, "arguments" | "argumentsError">, validator: ArgumentValidator): unknown {
   if (toolCall.argumentsError) {
     throw new Error(`Invalid arguments for tool "${toolName}": ${toolCall.argumentsError}`);
   }
@@ -118,4 +108,22 @@ export function validateToolArguments(
   }
   const lines = issues.map(line);
   throw new Error(`Invalid arguments for tool "${toolName}":\n${[...new Set(lines)].join("\n")}\n\nReceived arguments:\n${preview(raw)}`);
+}
+
+/**
+ * {@link checkToolArguments} with ajv unless told otherwise.
+ *
+ * @example
+ * ```ts
+ * validateToolArguments("add", { type: "object", properties: { a: { type: "number" } } }, call);
+ * validateToolArguments("add", schema, call, interpretingValidator); // no eval: strict-CSP pages
+ * ```
+ */
+export function validateToolArguments(
+  toolName: string,
+  schema: object,
+  toolCall: Pick<ToolCall, "arguments" | "argumentsError">,
+  validator: ArgumentValidator = ajvValidator,
+): unknown {
+  return checkToolArguments(toolName, schema, toolCall, validator);
 }

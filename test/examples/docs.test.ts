@@ -23,6 +23,7 @@ afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 const SUBPATHS: Record<string, string> = {
   rxagent: "src/index.ts",
+  "rxagent/core": "src/core.ts",
   "rxagent/testing": "src/testing/index.ts",
   "rxagent/openai": "src/providers/openai/index.ts",
   "rxagent/proxy": "src/providers/proxy/index.ts",

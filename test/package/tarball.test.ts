@@ -30,6 +30,7 @@ const AJV_MARKER = "schema must be object or boolean";
 /** Known exports per entry; every entry of the packed package.json must have one here. */
 const KNOWN_EXPORTS: Record<string, string> = {
   rxagent: "Agent",
+  "rxagent/core": "Agent",
   "rxagent/testing": "fauxProvider",
   "rxagent/openai": "openaiCompatible",
   "rxagent/proxy": "streamProxy",
@@ -306,7 +307,7 @@ describe("the npm tarball", () => {
   }, 240_000);
 
   it("bundles a browser entry with one copy of rxjs, and tree-shakes what an entry does not use", async () => {
-    const bundles = JSON.parse(await run("node", ["bundle.mjs", VITE, app, "browser-agent.js", "browser-tiny.js"], app)) as Record<string, { fileName: string; code: string }[]>;
+    const bundles = JSON.parse(await run("node", ["bundle.mjs", VITE, app, "browser-agent.js", "browser-agent-csp.js", "browser-tiny.js"], app)) as Record<string, { fileName: string; code: string }[]>;
     const agentCode = bundles["browser-agent.js"]!.map((chunk) => chunk.code).join("\n");
     const tinyCode = bundles["browser-tiny.js"]!.map((chunk) => chunk.code).join("\n");
     expect(agentCode.split(RXJS_MARKER).length - 1).toBe(1);
@@ -316,7 +317,16 @@ describe("the npm tarball", () => {
     expect(tinyCode).not.toContain(AJV_MARKER);
     expect(tinyCode.length).toBeLessThan(2_000);
     const minGz = gzipSync(agentCode).length;
-    console.log(`tarball ${packed.filename}: ${packed.size} bytes, ${packed.entryCount} files (${packed.unpackedSize} unpacked); browser bundle Agent + rxagent/openai: ${agentCode.length} bytes min, ${minGz} bytes min+gz; tiny entry ${tinyCode.length} bytes`);
+    // rxagent/core with the interpreting validator: the loop and the provider, and no ajv at all.
+    const cspCode = bundles["browser-agent-csp.js"]!.map((chunk) => chunk.code).join("\n");
+    expect(agentCode).toContain(AJV_MARKER);
+    expect(cspCode).not.toContain(AJV_MARKER);
+    expect(cspCode).not.toMatch(/new Function\(/);
+    expect(cspCode).toContain("chat/completions");
+    expect(cspCode.split(RXJS_MARKER).length - 1).toBe(1);
+    const cspGz = gzipSync(cspCode).length;
+    expect(cspGz).toBeLessThan(minGz - 20_000);
+    console.log(`tarball ${packed.filename}: ${packed.size} bytes, ${packed.entryCount} files (${packed.unpackedSize} unpacked); browser bundle Agent + rxagent/openai: ${agentCode.length} bytes min, ${minGz} bytes min+gz; from rxagent/core with interpretingValidator: ${cspCode.length} bytes min, ${cspGz} bytes min+gz; tiny entry ${tinyCode.length} bytes`);
   }, 120_000);
 });
 
@@ -390,6 +400,7 @@ function explainFiles(explained: string): { imports: Record<string, Record<strin
 const CONSUMER = `import { filter, map, Observable, type SchedulerLike, firstValueFrom, toArray } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { Agent, agentLoop, type AgentEvent, type AgentTool, type AgentToolResult, type UserMessage } from "rxagent";
+import { Agent as CoreAgent, interpretingValidator } from "rxagent/core";
 import { fauxProvider, fauxText, fauxToolCall, type FauxProvider } from "rxagent/testing";
 import { openaiCompatible } from "rxagent/openai";
 import { createProxyHandler, streamProxy } from "rxagent/proxy";
@@ -435,5 +446,8 @@ export const openai = withRetry(openaiCompatible({ baseUrl: "http://localhost:1/
 export const proxied = streamProxy({ url: "/api/stream", authToken: "token" });
 export const handler = toNodeListener(createProxyHandler({ streamFn: openaiCompatible({}), token: "token" }));
 export const piAi = fromPiAi(() => undefined);
+// rxagent's Agent is the core's with a default: one class hierarchy, the same options.
+export const strict: CoreAgent = new CoreAgent({ streamFn: provider, validator: interpretingValidator });
+export const full: CoreAgent = agent;
 `;
 const CONSUMER_FILES: Record<string, string> = { "consumer.mts": CONSUMER, "consumer.cts": CONSUMER, "consumer.ts": CONSUMER };

@@ -1,0 +1,357 @@
+/**
+ * The stateful shell around the loop (SPEC A1–A7): it owns the transcript, runs one prompt at
+ * a time, queues steering and follow-up, awaits its listeners as a barrier, and exposes the
+ * same run as promises, listeners and Observables. This is the Agent of `rxagent/core`: it has
+ * no default validator (so a bundle that never names ajv does not carry it); the Agent of
+ * `rxagent` (`agent.ts`) is this class with ajv as the default.
+ *
+ * @module
+ */
+import { concat, defer, map, Observable, Subject, type SchedulerLike, type Subscription } from "rxjs";
+import { assertCanContinue } from "../loop/agent-loop.js";
+import { type AgentLoopConfig, LOOP_HOOKS, LOOP_KEYS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
+import { MessageQueue } from "../loop/message-queue.js";
+import type { ImageContent, StreamFn, ThinkingBudgets } from "../model/messages.js";
+import { describeError } from "../model/describe-error.js";
+import { getCurrentSystemMessage } from "../model/transcript.js";
+import type { AgentEvent, AgentMessage } from "../model/types.js";
+import type { ToolExecutionMode } from "../tools/tool-types.js";
+import { assertToolSet, validatorFor } from "../tools/tool-set.js";
+import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
+import { AgentStateStore, type AgentInitialState, type AgentState, type AgentStateSnapshot } from "./agent-state.js";
+import { AgentRunner, type RunPlan } from "./agent-runner.js";
+import { AgentQueues } from "./agent-queues.js";
+import { type AgentListener, ListenerBarrier } from "./listener-barrier.js";
+import { type PromptInput, promptMessages, toMessage } from "./prompt-input.js";
+
+export type { AgentListener } from "./listener-barrier.js";
+
+// Keys of `providerOptions` that would reconfigure the loop rather than the provider: not passed.
+const LOOP_KEY_SET: ReadonlySet<string> = new Set(LOOP_KEYS);
+
+/** Options of `new Agent(...)`, named as in pi-agent-core (SPEC A1); the hooks are {@link LOOP_HOOKS}. */
+export interface AgentOptions extends LoopHooks {
+  initialState?: AgentInitialState;
+  /** The provider. Required before the first run. */
+  streamFn?: StreamFn;
+  steeringMode?: QueueMode;
+  followUpMode?: QueueMode;
+  toolExecution?: ToolExecutionMode;
+  sessionId?: string;
+  thinkingBudgets?: ThinkingBudgets;
+  /** Sampling temperature, sent with every request. */
+  temperature?: number;
+  /** The most tokens one response may have, sent with every request. */
+  maxTokens?: number;
+  /**
+   * Any other option of the provider (`headers`, `apiKey`, options of its own), sent with every
+   * request. `temperature`, `maxTokens` and the Agent's own settings win over keys here.
+   */
+  providerOptions?: Record<string, unknown>;
+  /** Checks tool arguments for tools without a validator of their own (SPEC T2); default ajv. */
+  validator?: ArgumentValidator;
+  /** Clock and scheduler of the runs; pass a `TestScheduler` in marble tests. */
+  scheduler?: SchedulerLike;
+}
+
+export type { PromptInput } from "./prompt-input.js";
+
+// The hooks, as properties: declared by merging with the list they come from (LOOP_HOOKS).
+export interface Agent extends LoopHooks {}
+
+/**
+ * A stateful agent: `prompt()` runs the loop over its transcript, listeners are awaited, and
+ * the state is reduced from the events.
+ *
+ * @example
+ * ```ts
+ * const agent = new Agent({ initialState: { systemPrompt: "Be brief.", model, tools }, streamFn });
+ * agent.subscribe((event) => { if (event.type === "message_update") render(event.message); });
+ * await agent.prompt("What is the weather in Oslo?");
+ * agent.state.messages; // the whole transcript
+ * ```
+ */
+export class Agent {
+  streamFn: StreamFn | undefined;
+  toolExecution: ToolExecutionMode;
+  sessionId: string | undefined;
+  thinkingBudgets: ThinkingBudgets | undefined;
+  temperature: number | undefined;
+  maxTokens: number | undefined;
+  providerOptions: Record<string, unknown> | undefined;
+  validator: ArgumentValidator | undefined;
+  scheduler: SchedulerLike | undefined;
+
+  private readonly store: AgentStateStore;
+  private readonly listeners = new ListenerBarrier();
+  private readonly queues: AgentQueues;
+  private readonly changes = new Subject<void>();
+  private readonly allEvents = new Subject<AgentEvent>();
+  private readonly runner: AgentRunner;
+
+  /**
+   * Every event of every run, as it happens (hot). Subscribe before `prompt()` to see a run
+   * from `agent_start`.
+   */
+  readonly events$: Observable<AgentEvent> = this.allEvents.asObservable();
+
+  /**
+   * The state now, then after every change, as frozen snapshots (SPEC A7). Works with
+   * Angular's `async` pipe and `toSignal`.
+   */
+  readonly state$: Observable<AgentStateSnapshot> = defer(() =>
+    concat(
+      [this.store.snapshot()],
+      new Observable<AgentStateSnapshot>((subscriber) => this.changes.subscribe(() => subscriber.next(this.store.snapshot()))),
+    ),
+  );
+
+  constructor(options: AgentOptions = {}) {
+    this.store = new AgentStateStore(options.initialState, () => this.changes.next(), () => this.now());
+    for (const hook of LOOP_HOOKS) (this as LoopHooks as Record<string, unknown>)[hook] = options[hook];
+    this.streamFn = options.streamFn;
+    this.toolExecution = options.toolExecution ?? "parallel";
+    this.sessionId = options.sessionId;
+    this.thinkingBudgets = options.thinkingBudgets;
+    this.temperature = options.temperature;
+    this.maxTokens = options.maxTokens;
+    this.providerOptions = options.providerOptions;
+    this.validator = options.validator;
+    this.scheduler = options.scheduler;
+    this.runner = new AgentRunner(this.store, this.listeners, this.allEvents);
+    this.queues = new AgentQueues(options.steeringMode ?? "one-at-a-time", options.followUpMode ?? "one-at-a-time", (source, error) => {
+      this.store.errorMessage = `The stream given to ${source}() failed: ${describeError(error)}`;
+      this.store.touch();
+    });
+  }
+
+  /** The current state. Assigning `messages` or `tools` copies the array. */
+  get state(): AgentState {
+    return this.store;
+  }
+
+  /** How a steering poll drains the queue. */
+  get steeringMode(): QueueMode {
+    return this.queues.steering.mode;
+  }
+  set steeringMode(mode: QueueMode) {
+    this.queues.steering.mode = mode;
+  }
+
+  /** How a follow-up poll drains the queue. */
+  get followUpMode(): QueueMode {
+    return this.queues.followUp.mode;
+  }
+  set followUpMode(mode: QueueMode) {
+    this.queues.followUp.mode = mode;
+  }
+
+  /**
+   * Adds a listener, awaited in registration order on every event (SPEC A5).
+   * @return A function that removes it.
+   */
+  subscribe(listener: AgentListener): () => void {
+    return this.listeners.add(listener);
+  }
+
+  /** Queues a message for after the current turn (never inside a tool batch). */
+  steer(message: AgentMessage | string): void {
+    this.queues.steer(this.toMessage(message));
+  }
+
+  /** Queues a message for when the agent would otherwise stop. */
+  followUp(message: AgentMessage | string): void {
+    this.queues.queueFollowUp(this.toMessage(message));
+  }
+
+  /**
+   * Routes a stream into steering (Q4): every message it emits is queued as `steer()` would
+   * queue it, until the returned subscription is unsubscribed. Coalescing a burst is an operator
+   * on the way in (`debounceTime`, `bufferTime`), not an option here. A stream that errors stops
+   * routing; its error is in `state.errorMessage` (the messages it had sent stay queued).
+   *
+   * @example
+   * ```ts
+   * const typing = agent.steerFrom(input$.pipe(debounceTime(500)));
+   * // later: typing.unsubscribe();
+   * ```
+   */
+  steerFrom(messages: Observable<AgentMessage | string>): Subscription {
+    return this.queues.steerFrom(messages.pipe(map((message) => this.toMessage(message))));
+  }
+
+  /** Routes a stream into follow-up (Q4), like {@link Agent.steerFrom}. */
+  followUpFrom(messages: Observable<AgentMessage | string>): Subscription {
+    return this.queues.followUpFrom(messages.pipe(map((message) => this.toMessage(message))));
+  }
+
+  clearSteeringQueue(): void {
+    this.queues.steering.clear();
+  }
+
+  clearFollowUpQueue(): void {
+    this.queues.followUp.clear();
+  }
+
+  clearAllQueues(): void {
+    this.queues.clear();
+  }
+
+  /** Whether either queue holds a message. */
+  hasQueuedMessages(): boolean {
+    return this.queues.hasMessages();
+  }
+
+  /** What the next poll would take: steering first, else follow-up. */
+  peekQueuedMessages(): AgentMessage[] {
+    return this.queues.peek();
+  }
+
+  /** The AbortSignal of the current run, if one is active. */
+  get signal(): AbortSignal | undefined {
+    return this.runner.active?.signal;
+  }
+
+  /** Aborts the current run: it ends with an `aborted` assistant message (SPEC L10). */
+  abort(): void {
+    this.runner.active?.controller.abort();
+  }
+
+  /** Resolves when no run is active, after the last run's `agent_end` listeners settled. */
+  waitForIdle(): Promise<void> {
+    return this.runner.active?.idle ?? Promise.resolve();
+  }
+
+  /**
+   * Replaces the system prompt from the next request on. The transcript owns the prompt (SPEC
+   * M5), so this rewrites the text of its leading system message (or adds one); tool
+   * declarations and named `sections` of later system messages stay. To change a part while a
+   * run is going, steer a system message with `sections` instead.
+   *
+   * @example
+   * ```ts
+   * agent.setSystemPrompt("Answer in French.");
+   * agent.state.systemPrompt; // "Answer in French."
+   * ```
+   */
+  setSystemPrompt(text: string): void {
+    if (this.runner.active) throw new Error("setSystemPrompt() while a run is active: wait for it (await agent.waitForIdle()), or steer a system message with `sections`.");
+    if (typeof text !== "string") throw new TypeError("setSystemPrompt() takes the prompt text as a string.");
+    this.store.replaceSystemPrompt(text);
+  }
+
+  /** Clears the transcript (keeping the replayed system baseline), the queues and the error. */
+  reset(): void {
+    if (this.runner.active) throw new Error("Agent is already processing. Wait for completion before resetting.");
+    const baseline = getCurrentSystemMessage(this.store.transcript);
+    this.clearAllQueues();
+    this.store.reset(baseline ? [baseline] : []);
+  }
+
+  /**
+   * Runs the loop with new input; resolves after the run's `agent_end` listeners settled.
+   * Rejects while a run is active: use `steer()` or `followUp()` then.
+   */
+  prompt(input: PromptInput, images?: ImageContent[]): Promise<void> {
+    return this.untilDone(() => this.prompt$(input, images));
+  }
+
+  /**
+   * Continues from the transcript (SPEC A3): after a user or tool-result message it asks the
+   * model again; after an assistant message it runs one queued steering batch, else one
+   * follow-up batch, else rejects.
+   */
+  continue(): Promise<void> {
+    return this.untilDone(() => this.continue$());
+  }
+
+  /**
+   * The Observable way to run a prompt (SPEC A7): subscribing starts the run, the run's events
+   * arrive as they happen, it completes when the agent is idle again, and unsubscribing aborts
+   * the run. Errors at once when a run is already active.
+   */
+  prompt$(input: PromptInput, images?: ImageContent[]): Observable<AgentEvent> {
+    return defer(() => {
+      if (this.runner.active) throw new Error("Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.");
+      const messages = promptMessages(input, this.now(), images);
+      if (messages.length === 0) throw new Error("prompt() needs at least one message.");
+      return this.run({ prompts: messages });
+    });
+  }
+
+  /** {@link Agent.continue} as an Observable, like {@link Agent.prompt$}. */
+  continue$(): Observable<AgentEvent> {
+    return defer(() => {
+      if (this.runner.active) throw new Error("Agent is already processing. Wait for completion before continuing.");
+      const messages = this.store.transcript;
+      const last = messages[messages.length - 1] as { role?: string } | undefined;
+      if (!last || messages.every((m) => (m as { role?: string }).role === "system")) throw new Error("No messages to continue from");
+      if (last.role === "assistant") {
+        const { steering, followUp } = this.queues;
+        if (steering.size > 0) return this.takeAndRun(steering, (prompts) => this.run({ prompts, skipInitialSteeringPoll: true }));
+        if (followUp.size > 0) return this.takeAndRun(followUp, (prompts) => this.run({ prompts }));
+        throw new Error("Cannot continue from message role: assistant");
+      }
+      assertCanContinue(messages);
+      return this.run({});
+    });
+  }
+
+  /** Takes the run's prompts from `queue` only once the run exists: a run that cannot start (no streamFn) loses nothing. */
+  private takeAndRun(queue: MessageQueue, run: (prompts: AgentMessage[]) => Observable<AgentEvent>): Observable<AgentEvent> {
+    const started = run(queue.peek());
+    queue.drain();
+    return started;
+  }
+
+  private untilDone(start: () => Observable<AgentEvent>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      start().subscribe({ error: reject, complete: resolve });
+    });
+  }
+
+  private toMessage(message: AgentMessage | string): AgentMessage {
+    return toMessage(message, this.now());
+  }
+
+  private now(): number {
+    return this.scheduler ? this.scheduler.now() : Date.now();
+  }
+
+  private loopConfig(): AgentLoopConfig {
+    const config: AgentLoopConfig = {
+      model: this.store.model,
+      toolExecution: this.toolExecution,
+      getSteeringMessages: () => this.queues.steering.drain(),
+      getFollowUpMessages: () => this.queues.followUp.drain(),
+    };
+    if (this.store.thinkingLevel !== "off") config.reasoning = this.store.thinkingLevel;
+    if (this.sessionId !== undefined) config.sessionId = this.sessionId;
+    if (this.thinkingBudgets !== undefined) config.thinkingBudgets = this.thinkingBudgets;
+    if (this.temperature !== undefined) config.temperature = this.temperature;
+    if (this.maxTokens !== undefined) config.maxTokens = this.maxTokens;
+    if (this.validator !== undefined) config.validator = this.validator;
+    if (this.scheduler !== undefined) config.scheduler = this.scheduler;
+    for (const hook of LOOP_HOOKS) if (this[hook]) (config as unknown as Record<string, unknown>)[hook] = this[hook];
+    if (this.providerOptions) {
+      const open = config as unknown as Record<string, unknown>;
+      for (const key of Object.keys(this.providerOptions)) if (!(key in open) && !LOOP_KEY_SET.has(key)) open[key] = this.providerOptions[key];
+    }
+    return config;
+  }
+
+  /** One run, owned by the Agent: a subscriber leaving only aborts it, the run still settles. */
+  private run(plan: RunPlan): Observable<AgentEvent> {
+    const streamFn = this.streamFn;
+    if (!streamFn) throw new Error("The Agent has no streamFn: pass one in the options or assign agent.streamFn.");
+    if (!this.store.hasModel) throw new Error("The Agent has no model: pass initialState.model, or assign agent.state.model before prompting.");
+    const validator = validatorFor(this.store.tools, this.validator ?? this.defaultValidator());
+    assertToolSet(this.store.tools, validator);
+    return this.runner.run(plan, streamFn, () => this.loopConfig(), validator);
+  }
+
+  /** The validator for tools when neither they nor `validator` name one: none in `rxagent/core`. */
+  protected defaultValidator(): ArgumentValidator | undefined {
+    return undefined;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * rxagent/core: everything `rxagent` exports, with no default validator. `Agent`, `agentLoop`,
+ * `agentLoopContinue` and `runToolCall` here need a `validator` (or every tool its own), and in
+ * exchange a bundle that never names `ajvValidator` does not carry ajv (~35 KB min+gz): the
+ * entry for pages under a strict Content Security Policy, with `interpretingValidator` or
+ * `precompiledValidator`.
+ *
+ * @example
+ * ```ts
+ * import { Agent, interpretingValidator } from "rxagent/core";
+ * const agent = new Agent({ streamFn, validator: interpretingValidator, initialState: { model, tools } });
+ * ```
+ *
+ * @module rxagent/core
+ */
+export * from "./model/messages.js";
+export * from "./model/types.js";
+export * from "./tools/tool-types.js";
+export * from "./loop/loop-config.js";
+export type { MaybeAsync } from "./rx/maybe-async.js";
+export { agentLoop, agentLoopContinue } from "./loop/agent-loop-core.js";
+export { MessageQueue } from "./loop/message-queue.js";
+export { initialRunState, reduceRunState, unansweredToolCalls, type RunState } from "./loop/run-state.js";
+export { runToolCall } from "./tools/run-tool-call-core.js";
+export type { RunToolCallOptions } from "./tools/run-tool-call.js";
+export { errorToolResult } from "./tools/tool-result.js";
+export { validateToolArguments } from "./tools/validation.js";
+export type { ArgumentValidator, ValidateArguments, ValidationIssue } from "./tools/validators/argument-validator.js";
+export { ajvValidator } from "./tools/validators/ajv-validator.js";
+export { interpretingValidator } from "./tools/validators/interpreting-validator.js";
+export {
+  issuesFromAjvErrors,
+  precompiledValidator,
+  schemaKeyOf,
+  type PrecompiledValidatorOptions,
+  type StandaloneError,
+  type StandaloneValidate,
+} from "./tools/validators/precompiled-validator.js";
+export { assertToolSet } from "./tools/tool-set.js";
+export { defaultConvertToLlm, isLlmMessage } from "./model/llm-context.js";
+export {
+  createInitialSystemMessage,
+  getCurrentSystemMessage,
+  getCurrentTools,
+  getSystemPrompt,
+  getToolChanges,
+  toToolDeclaration,
+  type ToolChanges,
+} from "./model/transcript.js";
+export { emptyUsage, failedAssistantMessage, normalizedFailureMessage } from "./model/assistant-message.js";
+export { describeError } from "./model/describe-error.js";
+export { callStreamFn, StreamFnFailure, type StreamFnFailureKind } from "./stream/stream-fn-call.js";
+export { Agent, type AgentOptions, type PromptInput } from "./agent/agent-core.js";
+export type { AgentListener } from "./agent/listener-barrier.js";
+export type { AgentState, AgentStateSnapshot, AgentInitialState } from "./agent/agent-state.js";
