@@ -27,6 +27,28 @@ describe("a Chromium for the browser tests", () => {
     }
   }, 120_000);
 
+  it("the bundled one outlives its pages: a second page and a second context open after the first closed (as every e2e file does)", async () => {
+    const found = await findChromium([]);
+    expect(found.args).not.toContain("--single-process");
+    const browser = await chromium.launch({ executablePath: found.executablePath, args: found.args });
+    try {
+      for (let round = 0; round < 3; round++) {
+        const page = await browser.newPage();
+        await page.setContent(`<p>${round}</p>`);
+        expect(await page.textContent("p")).toBe(String(round));
+        await page.close();
+      }
+      const context = await browser.newContext({ viewport: { width: 400, height: 800 } });
+      const page = await context.newPage();
+      await page.setContent("<p>context</p>");
+      expect(await page.textContent("p")).toBe("context");
+      await context.close();
+      expect(browser.isConnected()).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+
   it("CHROMIUM_PATH that does not exist is a clear error, not a silent fallback", async () => {
     const saved = process.env.CHROMIUM_PATH;
     process.env.CHROMIUM_PATH = "/nonexistent/chromium";

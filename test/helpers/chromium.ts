@@ -26,5 +26,8 @@ export async function findChromium(systemPaths: readonly string[] = ["/usr/bin/c
   if (system) return { executablePath: system, args: ARGS, source: "system" };
   const bundled = (await import("@sparticuz/chromium")).default;
   const executablePath = await bundled.executablePath();
-  return { executablePath, args: [...new Set([...bundled.args, ...ARGS])], source: "@sparticuz/chromium" };
+  // Its flags are tuned for AWS Lambda: `--single-process` ends the browser when its last page
+  // closes, so a test's second page found it gone.
+  const lambdaOnly = new Set(["--single-process"]);
+  return { executablePath, args: [...new Set([...bundled.args.filter((arg) => !lambdaOnly.has(arg)), ...ARGS])], source: "@sparticuz/chromium" };
 }
