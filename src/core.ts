@@ -1,6 +1,7 @@
 /**
  * rxagent/core: everything `rxagent` exports, with no default validator. `Agent`, `agentLoop`,
- * `agentLoopContinue` and `runToolCall` here need a `validator` (or every tool its own), and in
+ * `agentLoopContinue`, `runToolCall` and `validateToolArguments` here need a `validator` (or
+ * every tool its own), and in
  * exchange a bundle that never names `ajvValidator` does not carry ajv (~35 KB min+gz): the
  * entry for pages under a strict Content Security Policy, with `interpretingValidator` or
  * `precompiledValidator`.
@@ -24,7 +25,7 @@ export { initialRunState, reduceRunState, unansweredToolCalls, type RunState } f
 export { runToolCall } from "./tools/run-tool-call-core.js";
 export type { RunToolCallOptions } from "./tools/run-tool-call.js";
 export { errorToolResult } from "./tools/tool-result.js";
-export { validateToolArguments } from "./tools/validation.js";
+export { checkToolArguments as validateToolArguments } from "./tools/validation.js";
 export type { ArgumentValidator, ValidateArguments, ValidationIssue } from "./tools/validators/argument-validator.js";
 export { ajvValidator } from "./tools/validators/ajv-validator.js";
 export { interpretingValidator } from "./tools/validators/interpreting-validator.js";

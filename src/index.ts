@@ -5,7 +5,8 @@
  * @module rxagent
  */
 export * from "./core.js";
-// The four that default to ajv; these take precedence over the core's of the same names.
+// The five that default to ajv; these take precedence over the core's of the same names.
 export { Agent } from "./agent/agent.js";
 export { agentLoop, agentLoopContinue } from "./loop/agent-loop.js";
 export { runToolCall } from "./tools/run-tool-call.js";
+export { validateToolArguments } from "./tools/validation.js";

@@ -65,7 +65,7 @@ describe("T2: rxagent/core has no default validator", () => {
     expect(new full.Agent()).toBeInstanceOf(core.Agent);
     expect(full.Agent).not.toBe(core.Agent);
     const differ = Object.keys(full).filter((name) => (full as Record<string, unknown>)[name] !== (core as Record<string, unknown>)[name]);
-    expect(differ.sort()).toEqual(["Agent", "agentLoop", "agentLoopContinue", "runToolCall"]);
+    expect(differ.sort()).toEqual(["Agent", "agentLoop", "agentLoopContinue", "runToolCall", "validateToolArguments"]);
     expect(Object.keys(full).sort()).toEqual(Object.keys(core).sort());
   });
 });

@@ -26,8 +26,9 @@ import { type PromptInput, promptMessages, toMessage } from "./prompt-input.js";
 
 export type { AgentListener } from "./listener-barrier.js";
 
-// Keys of `providerOptions` that would reconfigure the loop rather than the provider: not passed.
-const LOOP_KEY_SET: ReadonlySet<string> = new Set(LOOP_KEYS);
+// Keys of `providerOptions` that would reconfigure the loop, or that the Agent decides itself
+// (`reasoning` from `thinkingLevel`, absent when it is off; the runs' `scheduler`): not passed.
+const LOOP_KEY_SET: ReadonlySet<string> = new Set([...LOOP_KEYS, "reasoning", "scheduler"]);
 
 /** Options of `new Agent(...)`, named as in pi-agent-core (SPEC A1); the hooks are {@link LOOP_HOOKS}. */
 export interface AgentOptions extends LoopHooks {
@@ -45,10 +46,15 @@ export interface AgentOptions extends LoopHooks {
   maxTokens?: number;
   /**
    * Any other option of the provider (`headers`, `apiKey`, options of its own), sent with every
-   * request. `temperature`, `maxTokens` and the Agent's own settings win over keys here.
+   * request. `temperature`, `maxTokens` and the Agent's own settings win over keys here; the
+   * loop's keys (hooks, `validator`, ...), `reasoning` (set `thinkingLevel`) and `scheduler` are
+   * ignored.
    */
   providerOptions?: Record<string, unknown>;
-  /** Checks tool arguments for tools without a validator of their own (SPEC T2); default ajv. */
+  /**
+   * Checks tool arguments for tools without a validator of their own (SPEC T2). The Agent of
+   * `rxagent` defaults to ajv; the one of `rxagent/core` has no default.
+   */
   validator?: ArgumentValidator;
   /** Clock and scheduler of the runs; pass a `TestScheduler` in marble tests. */
   scheduler?: SchedulerLike;

@@ -29,7 +29,7 @@ export function stallsVirtualRun(value: PromiseLike<unknown>): boolean {
 /** The error for a promise returned inside `TestScheduler.run()`. */
 export function promiseInVirtualRunError(): Error {
   return new Error(
-    "A tool, hook or listener returned a promise inside TestScheduler.run(): run() stops the virtual clock before a promise settles, so the run would stall. " +
+    "A provider, tool, hook or listener returned a promise (or an async iterable) inside TestScheduler.run(): run() stops the virtual clock before a promise settles, so the run would stall. " +
       "Return a value or an Observable (e.g. timer(5).pipe(map(() => result))), or leave run() out and drive the scheduler with settleVirtualTime(scheduler) from rxagent/testing.",
   );
 }

@@ -13,6 +13,7 @@ import type { AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions 
 import { fromAsyncIterable, isPlainAsyncIterable } from "../rx/from-async-iterable.js";
 import { LinkedObserver } from "../rx/linked-observer.js";
 import { isThenable } from "../rx/maybe-async.js";
+import { ignoreOutcome, insideTestSchedulerRun, promiseInVirtualRunError, stallsVirtualRun } from "../rx/virtual-run.js";
 
 /**
  * How a provider call failed: the function `threw`, its promise `rejected`, it returned something
@@ -114,6 +115,12 @@ export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmCo
     result = streamFn(model, context, options);
   } catch (error) {
     fail(failureOf("threw", error));
+    return stop;
+  }
+  // A promise or an async iterator settles in a microtask: inside TestScheduler.run(), after the clock stopped.
+  if ((isThenable(result) && stallsVirtualRun(result)) || (isPlainAsyncIterable(result) && insideTestSchedulerRun())) {
+    if (isThenable(result)) ignoreOutcome(result);
+    fail(new StreamFnFailure("invalid", promiseInVirtualRunError().message));
     return stop;
   }
   if (isThenable(result) && !(Symbol.asyncIterator in (result as object))) {

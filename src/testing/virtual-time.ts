@@ -17,6 +17,14 @@ export interface SettleVirtualTimeOptions {
    * for promise chains that hop through several macrotasks. Default 2.
    */
   idleTurns?: number;
+  /**
+   * Keep going until this settles (e.g. the promise `agent.prompt()` returned), however long
+   * nothing is scheduled: for code that also waits on real timers or I/O. Fails after
+   * `timeoutMs` of real time.
+   */
+  until?: PromiseLike<unknown>;
+  /** Real milliseconds to wait for `until`. Default 10 000. */
+  timeoutMs?: number;
 }
 
 // One real macrotask: every microtask (every `await` on a settled promise) has run by then.
@@ -27,28 +35,37 @@ const macrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resol
  * promises returned by tools, hooks and listeners settle, until nothing is scheduled and nothing
  * new arrives. Resolves with the frame it stopped at. Use it instead of `TestScheduler.run` when
  * the code under test awaits; pass the scheduler to the Agent (or loop config) and to the faux
- * provider so their timestamps and pacing are virtual. Promises that wait on real I/O or real
- * timers still take real time.
+ * provider so their timestamps and pacing are virtual. Code that also waits on real timers or
+ * I/O takes real time: pass `until` (the run's promise) so the helper waits for it rather than
+ * stopping when the clock is idle. Not for use with fake timers (`vi.useFakeTimers()`): it
+ * waits for a real `setTimeout`.
  *
  * @example
  * ```ts
  * const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
- * const agent = new Agent({ streamFn: fauxProvider(script, { scheduler }).streamFn, scheduler, initialState: { model, tools } });
+ * const provider = fauxProvider(script, { scheduler });
+ * const agent = new Agent({ streamFn: provider, scheduler, initialState: { model: provider.model, tools } });
  * const done = agent.prompt("hi"); // tools with `execute: async` are fine
- * await settleVirtualTime(scheduler);
- * await done;
+ * await settleVirtualTime(scheduler, { until: done });
  * ```
  */
 export async function settleVirtualTime(scheduler: VirtualTimeScheduler, options: SettleVirtualTimeOptions = {}): Promise<number> {
   const maxFrame = options.maxFrame ?? 1_000_000;
   const idleTurns = options.idleTurns ?? 2;
   const previousLimit = scheduler.maxFrames;
+  let settled = options.until === undefined;
+  options.until?.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   try {
-    for (let idle = 0; idle < idleTurns; ) {
+    for (let idle = 0; idle < idleTurns || !settled; ) {
       await macrotask();
       const next = scheduler.actions[0];
       if (!next) {
         idle++;
+        if (!settled && Date.now() > deadline) throw new Error(`settleVirtualTime: \`until\` did not settle within ${options.timeoutMs ?? 10_000} ms of real time (virtual frame ${scheduler.frame}, nothing scheduled).`);
         continue;
       }
       idle = 0;

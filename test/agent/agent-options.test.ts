@@ -19,14 +19,17 @@ describe("A1: provider options from the Agent", () => {
       temperature: 0.2,
       maxTokens: 256,
       sessionId: "s-1",
-      providerOptions: { headers: { "x-team": "blue" }, top_p: 0.9, temperature: 1.5, sessionId: "ignored", toolExecution: "sequential" },
+      providerOptions: { headers: { "x-team": "blue" }, top_p: 0.9, temperature: 1.5, sessionId: "ignored", toolExecution: "sequential", reasoning: "high", scheduler: { now: () => 0, schedule: () => undefined } },
     });
     await agent.prompt("go");
     expect(provider.requests).toHaveLength(2);
     for (const request of provider.requests) {
       expect(request.options).toMatchObject({ temperature: 0.2, maxTokens: 256, headers: { "x-team": "blue" }, top_p: 0.9, sessionId: "s-1" });
-      // a loop key in providerOptions does not reconfigure the loop, nor reach the provider
+      // a loop key in providerOptions does not reconfigure the loop, nor reach the provider; nor
+      // do reasoning (thinkingLevel is off) and scheduler, which the Agent decides
       expect(request.options).not.toHaveProperty("toolExecution");
+      expect(request.options).not.toHaveProperty("reasoning");
+      expect(request.options).not.toHaveProperty("scheduler");
     }
   });
 
@@ -68,6 +71,18 @@ describe("A1 T1: mistakes are errors at prompt(), not surprises later", () => {
     const agent = new Agent({ initialState: { model, tools: [broken] }, streamFn: provider });
     await expect(agent.prompt("hi")).rejects.toThrow(/Tool "broken" has an invalid parameters schema \(ajv\): schema is invalid/);
     expect(provider.requests).toHaveLength(0);
+  });
+
+  it("T2: two Agents whose tools reuse one $id for different schemas both run (ajv registers ids process-wide)", async () => {
+    const search = tool("search", (_id, p) => textResult(JSON.stringify(p)), { parameters: { $id: "Args", type: "object", properties: { q: { type: "string" } }, required: ["q"] } });
+    const fetchUrl = tool("fetch", (_id, p) => textResult(JSON.stringify(p)), { parameters: { $id: "Args", type: "object", properties: { url: { type: "string" } }, required: ["url"] } });
+    const a = new Agent({ initialState: { model, tools: [search] }, streamFn: fauxProvider([{ content: [fauxToolCall("search", { q: "x" }, "t1")] }, { content: "ok" }]) });
+    const b = new Agent({ initialState: { model, tools: [fetchUrl] }, streamFn: fauxProvider([{ content: [fauxToolCall("fetch", { q: "x" }, "t1")] }, { content: "ok" }]) });
+    await a.prompt("go");
+    await b.prompt("go");
+    expect(toolResults(a.state.messages)[0]!.isError).toBe(false);
+    // b's own schema is the one checked: url is required
+    expect(textOf(toolResults(b.state.messages)[0])).toContain("  - url: is required");
   });
 
   it("T1: a tool without a name, without execute or without a schema is named in the error", async () => {

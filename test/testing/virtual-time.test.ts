@@ -64,7 +64,7 @@ describe("L12: promise tools in virtual time with settleVirtualTime", () => {
     expect(agent.state.isStreaming).toBe(false);
     const result = agent.state.messages.find((m) => m.role === "toolResult") as { isError: boolean; content: { text: string }[] };
     expect(result.isError).toBe(true);
-    expect(result.content[0]!.text).toMatch(/returned a promise inside TestScheduler\.run\(\).*settleVirtualTime\(scheduler\) from rxagent\/testing/);
+    expect(result.content[0]!.text).toMatch(/returned a promise \(or an async iterable\) inside TestScheduler\.run\(\).*settleVirtualTime\(scheduler\) from rxagent\/testing/);
   });
 
   it("L12 A6: inside TestScheduler.run an async listener or hook fails the run with that message instead of stalling it", () => {
@@ -82,7 +82,24 @@ describe("L12: promise tools in virtual time with settleVirtualTime", () => {
         void agent.prompt("hello");
       });
       expect(agent.state.isStreaming, JSON.stringify(options)).toBe(false);
-      expect(agent.state.errorMessage, JSON.stringify(options)).toMatch(/returned a promise inside TestScheduler\.run\(\)/);
+      expect(agent.state.errorMessage, JSON.stringify(options)).toMatch(/returned a promise \(or an async iterable\) inside TestScheduler\.run\(\)/);
+    }
+  });
+
+  it("L12: inside TestScheduler.run a provider returning a promise or an async iterable ends the run with that message, in virtual time", () => {
+    const providers = [
+      async () => [] as never,
+      () => (async function* () {})() as never,
+    ];
+    for (const streamFn of providers) {
+      const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+      let agent!: Agent;
+      scheduler.run(() => {
+        agent = new Agent({ initialState: { model }, streamFn, scheduler });
+        void agent.prompt("hello");
+      });
+      expect(agent.state.isStreaming).toBe(false);
+      expect(agent.state.errorMessage).toMatch(/A provider, tool, hook or listener returned a promise \(or an async iterable\) inside TestScheduler\.run\(\)/);
     }
   });
 
@@ -109,6 +126,28 @@ describe("L12: promise tools in virtual time with settleVirtualTime", () => {
     await settleVirtualTime(scheduler);
     await agent.waitForIdle();
     expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+  });
+
+  it("until: a tool that also waits on a real timer — the helper waits for the run instead of stopping when the clock is idle", async () => {
+    const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    const slow: AgentTool = {
+      name: "lookup", label: "Lookup", description: "Waits 30 ms of real time.", parameters: { type: "object" },
+      execute: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return { content: [{ type: "text", text: "late" }] };
+      },
+    };
+    const agent = new Agent({ initialState: { model, tools: [slow] }, streamFn: scripted(scheduler), scheduler });
+    const done = agent.prompt("go");
+    await settleVirtualTime(scheduler, { until: done });
+    await done;
+    expect(agent.state.isStreaming).toBe(false);
+    expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+  });
+
+  it("until that never settles fails after timeoutMs instead of hanging", async () => {
+    const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    await expect(settleVirtualTime(scheduler, { until: new Promise(() => undefined), timeoutMs: 50 })).rejects.toThrow(/did not settle within 50 ms/);
   });
 
   it("maxFrame stops a clock that runs away", async () => {

@@ -146,25 +146,35 @@ async function openStream(config: OpenAICompatibleOptions, model: Model, context
   }
   if (!response.ok) throw await httpFailure(response, now(options));
   if (!response.body) throw new StreamFailure(`HTTP ${response.status}: the response has no body`, { kind: "protocol", retryable: false });
-  const contentType = response.headers.get("content-type") ?? "";
-  if (/\bjson\b/i.test(contentType)) throw await jsonInsteadOfStream(response, contentType);
+  const contentType = response.headers?.get?.("content-type") ?? "";
+  if (/\bjson\b/i.test(contentType)) return jsonOrMislabelledStream(response, contentType);
   return response.body;
 }
 
 /**
- * A server that ignored `stream: true` answers with one JSON document: say so (with the start of
- * what it sent) instead of reading it as an event stream that "closed early".
+ * A JSON content type: either a server that ignored `stream: true` and sent one document (said
+ * so, with the start of it), or an event stream under the wrong label, read as one (whole, as
+ * the body is already complete when it is read this way).
  */
-async function jsonInsteadOfStream(response: Response, contentType: string): Promise<StreamFailure> {
+async function jsonOrMislabelledStream(response: Response, contentType: string): Promise<ReadableStream<Uint8Array>> {
   let text = "";
   try {
     text = await response.text();
   } catch {
     // the body could not be read: the message still names the content type
   }
+  if (/^\s*(data|event|id|retry)?:/.test(text)) return new Blob([text]).stream();
+  throw jsonInsteadOfStream(response.status, contentType, text);
+}
+
+/**
+ * A server that ignored `stream: true` answers with one JSON document: say so (with the start of
+ * what it sent) instead of reading it as an event stream that "closed early".
+ */
+function jsonInsteadOfStream(status: number, contentType: string, text: string): StreamFailure {
   const shown = text.length > 300 ? `${text.slice(0, 300)}…` : text;
   return new StreamFailure(
-    `HTTP ${response.status}: the server sent a non-streaming JSON reply (content-type ${contentType}) where a text/event-stream was requested; check that the endpoint supports "stream": true.${shown ? ` The reply began: ${shown}` : ""}`,
+    `HTTP ${status}: the server sent a non-streaming JSON reply (content-type ${contentType}) where a text/event-stream was requested; check that the endpoint supports "stream": true.${shown ? ` The reply began: ${shown}` : ""}`,
     { kind: "protocol", retryable: false },
   );
 }

@@ -1,7 +1,7 @@
 /**
- * The default validator: ajv, compiling each schema to code on first use. Fast, complete, and
- * not usable under a Content Security Policy without `'unsafe-eval'` (ajv compiles with
- * `new Function`); see `interpretingValidator` and `precompiledValidator` for that.
+ * The default validator: ajv, compiling each schema to code the first time a run sees it.
+ * Fast, complete, and not usable under a Content Security Policy without `'unsafe-eval'` (ajv
+ * compiles with `new Function`); see `interpretingValidator` and `precompiledValidator` for that.
  *
  * @module
  */
@@ -32,14 +32,27 @@ function wrap(validate: ValidateFunction): ValidateArguments {
   return (args) => (validate(args) ? undefined : issuesFromAjvErrors(validate.errors ?? []));
 }
 
+const OPTIONS = { allErrors: true, strict: false, coerceTypes: "array", useDefaults: true, validateFormats: false } as const;
+
+/**
+ * One shared instance registers every schema's `$id`: two tools of different apps (or Agents)
+ * may both say `$id: "Args"` and mean different things. A schema whose `$id` is taken gets an
+ * instance of its own instead of failing.
+ */
+function compileWithAjv(schema: object): ValidateFunction {
+  ajv ??= new Ajv(OPTIONS);
+  const id = (schema as { $id?: unknown }).$id;
+  if (typeof id === "string" && ajv.getSchema(id) !== undefined) return new Ajv(OPTIONS).compile(schema);
+  return ajv.compile(schema);
+}
+
 function compile(schema: object): ValidateArguments {
   let validate = compiled.get(schema);
   if (!validate) {
     const key = contentKey(schema);
     validate = key !== undefined ? byContent.get(key) : undefined;
     if (!validate) {
-      ajv ??= new Ajv({ allErrors: true, strict: false, coerceTypes: "array", useDefaults: true, validateFormats: false });
-      validate = wrap(ajv.compile(schema));
+      validate = wrap(compileWithAjv(schema));
       if (key !== undefined) byContent.set(key, validate);
     }
     compiled.set(schema, validate);

@@ -323,6 +323,14 @@ describe("openaiCompatible: failures become the final error message (issue 4, SP
     expect(getProviderFailure(message)).toMatchObject({ kind: "protocol", retryable: false });
   });
 
+  it("M4: an event stream mislabelled application/json is still read as one", async () => {
+    const s = await serve({ ...sseResponse("text.sse"), headers: { "content-type": "application/json" } });
+    const message = finalMessage(await collect(provider(s), weatherContext()));
+    expect(message.stopReason).toBe("stop");
+    expect(message.errorMessage).toBeUndefined();
+    expect(message.content.length).toBeGreaterThan(0);
+  });
+
   it("issue 4 · the socket destroyed mid-stream is a network error", async () => {
     const s = await serve({ ...sseResponse("closed-early.sse"), destroy: true });
     const message = finalMessage(await collect(provider(s), weatherContext()));
