@@ -15,6 +15,7 @@ import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type Age
 import { QueuePoll } from "./queue-poll.js";
 import { initialRunState, reduceRunState, type RunState } from "./run-state.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
+import { assertToolSet } from "../tools/tool-set.js";
 
 /** Input of `runAgentLoop`. */
 export interface AgentLoopRun {
@@ -145,6 +146,8 @@ export class Run {
   /** Replacements from `prepareRequest` or `prepareNextTurn`, for this and later requests. */
   update(update: AgentRequestUpdate): void {
     if (update.context) {
+      // New tools get the checks the run's first ones got (SPEC T1): a mistake fails the run (A6).
+      if (update.context.tools !== this.context.tools) assertToolSet(update.context.tools, this.input.validator);
       // A context of the hook's own: watched from now on (its array is the transcript, as in pi).
       this.context = { ...update.context };
       this.watch(update.context.messages);

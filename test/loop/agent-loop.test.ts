@@ -378,6 +378,21 @@ describe("deliberate differences from pi-agent-core (docs/coming-from-pi.md)", (
     expect(agentEnd(events).messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
   });
 
+  it("T1 A6: tools a hook swaps in mid-run get the same checks: two of one name end the run with that error", () => {
+    const provider = fauxProvider([{ content: [fauxToolCall("echo", {}, "c1")] }, { content: "never" }]);
+    let requests = 0;
+    const events = collectSync(
+      agentLoop([user("go")], contextWith([echo]), {
+        model,
+        prepareRequest: ({ context }) => (++requests === 2 ? { context: { ...context, tools: [echo, echo] } } : undefined),
+      }, undefined, provider),
+    );
+    expect(provider.requests).toHaveLength(1);
+    const last = agentEnd(events).messages.at(-1) as { stopReason?: string; errorMessage?: string };
+    expect(last).toMatchObject({ stopReason: "error" });
+    expect(last.errorMessage).toMatch(/Two tools are named "echo"/);
+  });
+
   it("T1: two tools with one name, or an invalid schema, are errors at agentLoop(...) call time", () => {
     const provider = fauxProvider([{ content: "never" }]);
     expect(() => agentLoop([user("go")], contextWith([echo, echo]), { model }, undefined, provider)).toThrow('Two tools are named "echo"');
