@@ -16,10 +16,10 @@ import type { AddressInfo } from "node:net";
 import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Model, StreamFn } from "../../src/index.js";
-import { openaiCompatible } from "../../src/providers/openai/index.js"; // in your app: from "rxagent/openai"
 import { createProxyHandler } from "../../src/providers/proxy/index.js"; // in your app: from "rxagent/proxy"
 import { toNodeListener } from "../../src/providers/proxy/node.js"; // in your app: from "rxagent/proxy/node"
 import { demoModel } from "../../demo/demo-model.js";
+import { upstreamFromEnv } from "../web/proxy-server.js";
 
 /** The Angular workspace: this folder. */
 export const APP_DIR = fileURLToPath(new URL(".", import.meta.url));
@@ -111,15 +111,7 @@ function isFile(path: string): boolean {
 // Run directly: build, then serve.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const env = process.env;
-  let upstream = "the embedded demo model";
-  let streamFn: StreamFn | undefined;
-  let resolveModel: ((requested: Model) => Model) | undefined;
-  if (env.OPENAI_BASE_URL) {
-    const id = env.OPENAI_MODEL ?? "gpt-4o-mini";
-    streamFn = openaiCompatible({ baseUrl: env.OPENAI_BASE_URL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) });
-    resolveModel = () => ({ id, api: "openai-completions", provider: "openai" });
-    upstream = `${id} at ${env.OPENAI_BASE_URL}`;
-  }
+  const { streamFn, resolveModel, upstream } = upstreamFromEnv(env);
   console.log("Building the app (ng build)…");
   const browserDir = await buildApp();
   const { url } = await startAppServer({

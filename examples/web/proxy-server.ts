@@ -22,18 +22,29 @@ export interface ProxyServerOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** The model behind the proxy, from `OPENAI_BASE_URL` (+ `OPENAI_API_KEY`, `OPENAI_MODEL`); none when unset. */
+export interface EnvUpstream {
+  streamFn?: StreamFn;
+  resolveModel?: (requested: Model) => Model;
+  /** For the log line. */
+  upstream: string;
+}
+
+/** The OpenAI-compatible server the environment names, or nothing (then the demo model). */
+export function upstreamFromEnv(env: NodeJS.ProcessEnv): EnvUpstream {
+  if (!env.OPENAI_BASE_URL) return { upstream: "the embedded demo model" };
+  const id = env.OPENAI_MODEL ?? "gpt-4o-mini";
+  return {
+    streamFn: openaiCompatible({ baseUrl: env.OPENAI_BASE_URL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) }),
+    resolveModel: () => ({ id, api: "openai-completions", provider: "openai" }),
+    upstream: `${id} at ${env.OPENAI_BASE_URL}`,
+  };
+}
+
 /** Starts the proxy; resolves with the server and its URL once it listens. */
 export async function startProxyServer(options: ProxyServerOptions = {}): Promise<{ server: Server; url: string; upstream: string }> {
   const env = options.env ?? process.env;
-  let streamFn: StreamFn = demoModel();
-  let upstream = "the embedded demo model";
-  let resolveModel: ((requested: Model) => Model) | undefined;
-  if (env.OPENAI_BASE_URL) {
-    const id = env.OPENAI_MODEL ?? "gpt-4o-mini";
-    streamFn = openaiCompatible({ baseUrl: env.OPENAI_BASE_URL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) });
-    resolveModel = () => ({ id, api: "openai-completions", provider: "openai" });
-    upstream = `${id} at ${env.OPENAI_BASE_URL}`;
-  }
+  const { streamFn = demoModel(), resolveModel, upstream } = upstreamFromEnv(env);
   const handler = createProxyHandler({ streamFn, token: options.token ?? env.PROXY_TOKEN ?? "dev-token", ...(resolveModel ? { resolveModel } : {}) });
   const listener = toNodeListener(handler);
   const server = createServer((req, res) => {

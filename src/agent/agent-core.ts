@@ -9,7 +9,7 @@
  */
 import { concat, defer, map, Observable, Subject, type SchedulerLike, type Subscription } from "rxjs";
 import { assertCanContinue } from "../loop/agent-loop.js";
-import { type AgentLoopConfig, LOOP_HOOKS, LOOP_KEYS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
+import { type AgentLoopConfig, isLoopKey, LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
 import { MessageQueue } from "../loop/message-queue.js";
 import type { ImageContent, StreamFn, ThinkingBudgets } from "../model/messages.js";
 import { describeError } from "../model/describe-error.js";
@@ -28,7 +28,7 @@ export type { AgentListener } from "./listener-barrier.js";
 
 // Keys of `providerOptions` that would reconfigure the loop, or that the Agent decides itself
 // (`reasoning` from `thinkingLevel`, absent when it is off; the runs' `scheduler`): not passed.
-const LOOP_KEY_SET: ReadonlySet<string> = new Set([...LOOP_KEYS, "reasoning", "scheduler"]);
+const ignoredProviderOption = (key: string): boolean => isLoopKey(key) || key === "reasoning" || key === "scheduler";
 
 /** Options of `new Agent(...)`, named as in pi-agent-core (SPEC A1); the hooks are {@link LOOP_HOOKS}. */
 export interface AgentOptions extends LoopHooks {
@@ -341,7 +341,7 @@ export class Agent {
     for (const hook of LOOP_HOOKS) if (this[hook]) (config as unknown as Record<string, unknown>)[hook] = this[hook];
     if (this.providerOptions) {
       const open = config as unknown as Record<string, unknown>;
-      for (const key of Object.keys(this.providerOptions)) if (!(key in open) && !LOOP_KEY_SET.has(key)) open[key] = this.providerOptions[key];
+      for (const key of Object.keys(this.providerOptions)) if (!(key in open) && !ignoredProviderOption(key)) open[key] = this.providerOptions[key];
     }
     return config;
   }

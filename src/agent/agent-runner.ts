@@ -5,7 +5,7 @@
  * @module
  */
 import { isObservable, map, Observable, type Subject } from "rxjs";
-import { startAgentLoop } from "../loop/agent-loop.js";
+import { launchAgentLoop } from "../loop/agent-loop.js";
 import type { AgentLoopConfig } from "../loop/loop-config.js";
 import { describeError } from "../model/describe-error.js";
 import type { StreamFn } from "../model/messages.js";
@@ -37,7 +37,8 @@ export class AgentRunner {
   /**
    * A run as an Observable: subscribing starts it; the run's events arrive as they happen; it
    * completes when the Agent is idle again; unsubscribing aborts it, and it still settles.
-   * `config` is read when the run starts.
+   * `config` is read when the run starts; the tools were checked against `validator` by the
+   * Agent already.
    */
   run(plan: RunPlan, streamFn: StreamFn, config: () => AgentLoopConfig, validator: ArgumentValidator): Observable<AgentEvent> {
     const run = new ActiveRun();
@@ -56,7 +57,7 @@ export class AgentRunner {
   private begin(run: ActiveRun, plan: RunPlan, streamFn: StreamFn, config: AgentLoopConfig, validator: ArgumentValidator): void {
     this.active = run;
     this.store.beginRun();
-    const loop = startAgentLoop({
+    const loop = launchAgentLoop({
       prompts: plan.prompts,
       context: { messages: this.store.transcript.slice(), tools: this.store.tools.slice() },
       config,
@@ -64,7 +65,8 @@ export class AgentRunner {
       streamFn,
       emit: (event) => this.process(event, run),
       skipInitialSteeringPoll: plan.skipInitialSteeringPoll,
-    }, validator);
+      validator,
+    });
     loop.subscribe({
       next: (event) => run.events.next(event),
       // The loop normalizes failures itself (SPEC A6); an error here is a bug, reported as the run's error.

@@ -119,14 +119,23 @@ export function startAgentLoop(input: AgentLoopRun, defaultValidator: ArgumentVa
   assertOneQueueSource(config.getFollowUpMessages, config.followUp$, "getFollowUpMessages", "followUp$");
   const validator = validatorFor(input.context.tools, config.validator ?? defaultValidator);
   assertToolSet(input.context.tools, validator);
-  const validated: ValidatedLoopRun = { ...input, validator };
+  return launchAgentLoop({ ...input, validator });
+}
+
+/**
+ * The loop for a run whose config and tools were already checked: the Agent checks them in
+ * `prompt()`, before it takes queued messages, so they are not checked twice.
+ *
+ * @internal
+ */
+export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent> {
   return defer(() => {
     const controller = new AbortController();
     const outer = input.signal;
     const forwardAbort = (): void => controller.abort(outer?.reason);
     if (outer?.aborted) controller.abort(outer.reason);
     else outer?.addEventListener("abort", forwardAbort);
-    return runEvents(validated, controller).pipe(
+    return runEvents(input, controller).pipe(
       tap({
         unsubscribe: () => controller.abort(new DOMException("The run was unsubscribed", "AbortError")),
         finalize: () => outer?.removeEventListener("abort", forwardAbort),

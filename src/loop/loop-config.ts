@@ -141,3 +141,10 @@ export const LOOP_KEYS = [
 
 /** The name of a key in {@link LOOP_KEYS}. */
 export type LoopKey = (typeof LOOP_KEYS)[number];
+
+const LOOP_KEY_SET: ReadonlySet<string> = new Set(LOOP_KEYS);
+
+/** Whether `key` is one of {@link LOOP_KEYS}: read by the loop, not passed to the provider. */
+export function isLoopKey(key: string): boolean {
+  return LOOP_KEY_SET.has(key);
+}

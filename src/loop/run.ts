@@ -11,7 +11,7 @@ import { unwatched, WatchedTranscript } from "../model/watched-transcript.js";
 import { ToolDeclarations } from "../model/tool-declarations.js";
 import type { AgentContext, AgentEvent, AgentMessage, UntakenMessages } from "../model/types.js";
 import { Emitter } from "./emitter.js";
-import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type AgentTurnContext, LOOP_KEYS } from "./loop-config.js";
+import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type AgentTurnContext, isLoopKey } from "./loop-config.js";
 import { QueuePoll } from "./queue-poll.js";
 import { initialRunState, reduceRunState, type RunState } from "./run-state.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
@@ -36,12 +36,11 @@ export interface ValidatedLoopRun extends AgentLoopRun {
   validator: ArgumentValidator;
 }
 
-const LOOP_KEY_SET: ReadonlySet<string> = new Set(LOOP_KEYS);
 
 /** The provider's share of the config: everything that is not read by the loop itself. */
 function streamOptionsOf(config: AgentLoopConfig): StreamOptions {
   const options: StreamOptions = {};
-  for (const key of Object.keys(config)) if (!LOOP_KEY_SET.has(key)) options[key] = (config as unknown as Record<string, unknown>)[key];
+  for (const key of Object.keys(config)) if (!isLoopKey(key)) options[key] = (config as unknown as Record<string, unknown>)[key];
   return options;
 }
 
