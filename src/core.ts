@@ -54,3 +54,5 @@ export { callStreamFn, StreamFnFailure, type StreamFnFailureKind } from "./strea
 export { Agent, type AgentOptions, type PromptInput } from "./agent/agent-core.js";
 export type { AgentListener } from "./agent/listener-barrier.js";
 export type { AgentState, AgentStateSnapshot, AgentInitialState } from "./agent/agent-state.js";
+export type { SessionOptions } from "./session/open-session.js";
+export type { SessionStore, SessionLease } from "./session/session-store.js";

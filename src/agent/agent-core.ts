@@ -7,15 +7,14 @@
  *
  * @module
  */
-import { concat, defer, map, Observable, Subject, type SchedulerLike, type Subscription } from "rxjs";
+import { concat, defer, EMPTY, ignoreElements, isObservable, map, Observable, Subject, type SchedulerLike, type Subscription, tap } from "rxjs";
 import { assertCanContinue } from "../loop/agent-loop.js";
 import { type AgentLoopConfig, isLoopKey, LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
-import { MessageQueue } from "../loop/message-queue.js";
 import type { ImageContent, StreamFn, ThinkingBudgets } from "../model/messages.js";
 import { describeError } from "../model/describe-error.js";
 import { getCurrentSystemMessage } from "../model/transcript.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
-import type { ToolExecutionMode } from "../tools/tool-types.js";
+import type { AgentTool, ToolExecutionMode } from "../tools/tool-types.js";
 import { assertToolSet, validatorFor } from "../tools/tool-set.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 import { AgentStateStore, type AgentInitialState, type AgentState, type AgentStateSnapshot } from "./agent-state.js";
@@ -23,8 +22,23 @@ import { AgentRunner, type RunPlan } from "./agent-runner.js";
 import { AgentQueues } from "./agent-queues.js";
 import { type AgentListener, ListenerBarrier } from "./listener-barrier.js";
 import { type PromptInput, promptMessages, toMessage } from "./prompt-input.js";
+import { andThen } from "../rx/maybe-async.js";
+import { checkSessionOptions, openSession, type OpenedSession, type SessionOptions } from "../session/open-session.js";
+import { planResume } from "../session/resume-plan.js";
+import { SessionRecorder } from "../session/session-recorder.js";
+import type { ReplayPolicy } from "../session/journal-entry.js";
 
 export type { AgentListener } from "./listener-barrier.js";
+
+/** A tool's replay policy (SPEC S5): `"never"` unless it declares `"safe"`. */
+function replayPolicyOf(tools: readonly AgentTool[], name: string): ReplayPolicy {
+  return tools.find((tool) => tool.name === name)?.replay === "safe" ? "safe" : "never";
+}
+
+/** A journal write as an event stream: empty, after the entries are durable. */
+function durable(written: void | Observable<void>): Observable<AgentEvent> {
+  return written ? written.pipe(ignoreElements()) : EMPTY;
+}
 
 // Keys of `providerOptions` that would reconfigure the loop, or that the Agent decides itself
 // (`reasoning` from `thinkingLevel`, absent when it is off; the runs' `scheduler`): not passed.
@@ -58,6 +72,12 @@ export interface AgentOptions extends LoopHooks {
   validator?: ArgumentValidator;
   /** Clock and scheduler of the runs; pass a `TestScheduler` in marble tests. */
   scheduler?: SchedulerLike;
+  /**
+   * Keeps the Agent's transcript, queues and runs in a session journal (SPEC S1–S6), so a
+   * reload, a crash or a deploy loses nothing committed. Call `resume()` before the first prompt:
+   * it loads the session (a new one is created) and finishes what a stopped process left open.
+   */
+  session?: SessionOptions;
 }
 
 export type { PromptInput } from "./prompt-input.js";
@@ -94,6 +114,9 @@ export class Agent {
   private readonly changes = new Subject<void>();
   private readonly allEvents = new Subject<AgentEvent>();
   private readonly runner: AgentRunner;
+  private readonly sessionOptions: SessionOptions | undefined;
+  /** Set while `resume()` opens the session, then while it is open. */
+  private sessionState: "closed" | "opening" | "open" = "closed";
 
   /**
    * Every event of every run, as it happens (hot). Subscribe before `prompt()` to see a run
@@ -124,6 +147,8 @@ export class Agent {
     this.providerOptions = options.providerOptions;
     this.validator = options.validator;
     this.scheduler = options.scheduler;
+    if (options.session) checkSessionOptions(options.session);
+    this.sessionOptions = options.session;
     this.runner = new AgentRunner(this.store, this.listeners, this.allEvents);
     this.queues = new AgentQueues(options.steeringMode ?? "one-at-a-time", options.followUpMode ?? "one-at-a-time", (source, error) => {
       this.store.errorMessage = `The stream given to ${source}() failed: ${describeError(error)}`;
@@ -192,11 +217,11 @@ export class Agent {
   }
 
   clearSteeringQueue(): void {
-    this.queues.steering.clear();
+    this.queues.clearQueue("steering");
   }
 
   clearFollowUpQueue(): void {
-    this.queues.followUp.clear();
+    this.queues.clearQueue("followUp");
   }
 
   clearAllQueues(): void {
@@ -294,8 +319,8 @@ export class Agent {
       if (!last || messages.every((m) => (m as { role?: string }).role === "system")) throw new Error("No messages to continue from");
       if (last.role === "assistant") {
         const { steering, followUp } = this.queues;
-        if (steering.size > 0) return this.takeAndRun(steering, (prompts) => this.run({ prompts, skipInitialSteeringPoll: true }));
-        if (followUp.size > 0) return this.takeAndRun(followUp, (prompts) => this.run({ prompts }));
+        if (steering.size > 0) return this.takeAndRun("steering", (prompts) => this.run({ prompts, skipInitialSteeringPoll: true }));
+        if (followUp.size > 0) return this.takeAndRun("followUp", (prompts) => this.run({ prompts }));
         throw new Error("Cannot continue from message role: assistant");
       }
       assertCanContinue(messages);
@@ -304,9 +329,9 @@ export class Agent {
   }
 
   /** Takes the run's prompts from `queue` only once the run exists: a run that cannot start (no streamFn) loses nothing. */
-  private takeAndRun(queue: MessageQueue, run: (prompts: AgentMessage[]) => Observable<AgentEvent>): Observable<AgentEvent> {
-    const started = run(queue.peek());
-    queue.drain();
+  private takeAndRun(queue: "steering" | "followUp", run: (prompts: AgentMessage[]) => Observable<AgentEvent>): Observable<AgentEvent> {
+    const started = run(this.queues.queue(queue).peek());
+    this.queues.take(queue);
     return started;
   }
 
@@ -328,8 +353,8 @@ export class Agent {
     const config: AgentLoopConfig = {
       model: this.store.model,
       toolExecution: this.toolExecution,
-      getSteeringMessages: () => this.queues.steering.drain(),
-      getFollowUpMessages: () => this.queues.followUp.drain(),
+      getSteeringMessages: () => this.queues.take("steering"),
+      getFollowUpMessages: () => this.queues.take("followUp"),
     };
     if (this.store.thinkingLevel !== "off") config.reasoning = this.store.thinkingLevel;
     if (this.sessionId !== undefined) config.sessionId = this.sessionId;
@@ -346,8 +371,89 @@ export class Agent {
     return config;
   }
 
+  /**
+   * Opens the session (SPEC S5): takes its lease, loads its journal — or creates it with the
+   * current transcript — and finishes what a stopped process left open: a run that never ended
+   * is continued when its transcript asks for more, tool calls without a result get one (run
+   * again only for `replay: "safe"` tools), queued messages wait in their queues again, each to
+   * be delivered once. Resolves when the Agent is idle.
+   *
+   * @example
+   * ```ts
+   * const agent = new Agent({ initialState: { model, tools }, streamFn, session: { store, id: "chat-1" } });
+   * await agent.resume();
+   * agent.state.messages; // the transcript as the last process left it
+   * ```
+   */
+  resume(): Promise<void> {
+    return this.untilDone(() => this.resume$());
+  }
+
+  /**
+   * {@link Agent.resume} as an Observable: the events of the run a resume continues, if any; it
+   * completes when the Agent is idle. With a synchronous store (`InMemorySessionStore`) all of it
+   * runs synchronously, in virtual time under `TestScheduler.run` (SPEC L12).
+   */
+  resume$(): Observable<AgentEvent> {
+    return defer(() => {
+      const options = this.sessionOptions;
+      if (!options) throw new Error("resume() needs a session: pass `session: { store, id }` in the Agent's options.");
+      if (this.sessionState !== "closed") throw new Error(`resume(): the session "${options.id}" is ${this.sessionState} already.`);
+      if (this.runner.active) throw new Error("resume() while a run is active.");
+      this.sessionState = "opening";
+      const opened = defer(() => {
+        const result = openSession(options);
+        return isObservable(result) ? result : [result];
+      });
+      return andThen(opened, (session) => this.adopt(session)).pipe(
+        tap({ error: () => (this.sessionState = this.runner.recorder ? "open" : "closed") }),
+      );
+    });
+  }
+
+  /** Installs what the journal holds and starts what its plan says. */
+  private adopt(session: OpenedSession): Observable<AgentEvent> {
+    const recorder = new SessionRecorder(session.writer, () => this.now(), (name) => replayPolicyOf(this.store.tools, name));
+    const { image } = session;
+    // Queued before the session opened: kept, after what the journal held, and journaled now.
+    const early = { steering: this.queues.steering.clear(), followUp: this.queues.followUp.clear() };
+    if (image) {
+      this.store.install(image.messages);
+      this.store.errorMessage = image.errorMessage;
+      this.queues.restore("steering", image.steering.map((q) => q.message));
+      this.queues.restore("followUp", image.followUp.map((q) => q.message));
+      recorder.adopt("steering", image.steering);
+      recorder.adopt("followUp", image.followUp);
+    }
+    this.runner.recorder = recorder;
+    this.queues.observer = recorder;
+    this.store.onReplaced = (messages) => recorder.replaced(messages);
+    this.sessionState = "open";
+    if (!image) void session.writer.write([{ type: "created", at: this.now(), sessionId: session.lease.sessionId }, { type: "transcript", at: this.now(), messages: this.store.transcript.slice() }]);
+    for (const name of ["steering", "followUp"] as const) {
+      for (const message of early[name]) {
+        this.queues.queue(name).enqueue(message);
+        recorder.enqueued(name, message);
+      }
+    }
+    if (!image) return durable(session.writer.whenDurable());
+    const plan = planResume(image);
+    switch (plan.kind) {
+      case "idle":
+        return EMPTY;
+      case "close":
+        this.store.errorMessage = plan.errorMessage;
+        return durable(recorder.runEnded(plan.errorMessage));
+      case "continue":
+        return this.continue$();
+      case "tools":
+        return this.run({ resume: { message: plan.message, settled: plan.settled } });
+    }
+  }
+
   /** One run, owned by the Agent: a subscriber leaving only aborts it, the run still settles. */
   private run(plan: RunPlan): Observable<AgentEvent> {
+    if (this.sessionOptions && this.sessionState !== "open") throw new Error(`The Agent keeps session "${this.sessionOptions.id}": call \`await agent.resume()\` before the first prompt.`);
     const streamFn = this.streamFn;
     if (!streamFn) throw new Error("The Agent has no streamFn: pass one in the options or assign agent.streamFn.");
     if (!this.store.hasModel) throw new Error("The Agent has no model: pass initialState.model, or assign agent.state.model before prompting.");

@@ -4,13 +4,25 @@
  *
  * @module
  */
-import { type Observable, Subject, type Subscription } from "rxjs";
+import { type Observable, Subject, type Subscription, tap } from "rxjs";
 import type { QueueMode } from "../loop/loop-config.js";
 import { MessageQueue } from "../loop/message-queue.js";
 import type { AgentMessage } from "../model/types.js";
 
-/** The two queues, fed by streams. */
+/** Which of the two queues. */
+export type QueueName = "steering" | "followUp";
+
+/** Told of every change to the queues (the session journal, SPEC S1). */
+export interface QueueObserver {
+  enqueued(queue: QueueName, message: AgentMessage): void;
+  took(queue: QueueName, messages: readonly AgentMessage[]): void;
+  cleared(queue: QueueName, messages: readonly AgentMessage[]): void;
+}
+
+/** The two queues, fed by streams. Takes and clears go through here, so an observer sees each. */
 export class AgentQueues {
+  /** Told of changes from when it is set. */
+  observer: QueueObserver | undefined;
   private readonly steering$ = new Subject<AgentMessage>();
   private readonly followUp$ = new Subject<AgentMessage>();
   readonly steering: MessageQueue;
@@ -24,8 +36,31 @@ export class AgentQueues {
   ) {
     this.steering = new MessageQueue(steeringMode);
     this.followUp = new MessageQueue(followUpMode);
-    this.steering.feed(this.steering$);
-    this.followUp.feed(this.followUp$);
+    this.steering.feed(this.steering$.pipe(tap((message) => this.observer?.enqueued("steering", message))));
+    this.followUp.feed(this.followUp$.pipe(tap((message) => this.observer?.enqueued("followUp", message))));
+  }
+
+  /** The queue called `name`. */
+  queue(name: QueueName): MessageQueue {
+    return name === "steering" ? this.steering : this.followUp;
+  }
+
+  /** What a poll of `name` takes (SPEC L7). */
+  take(name: QueueName): AgentMessage[] {
+    const taken = this.queue(name).drain();
+    if (taken.length > 0) this.observer?.took(name, taken);
+    return taken;
+  }
+
+  /** Empties `name`. */
+  clearQueue(name: QueueName): void {
+    const cleared = this.queue(name).clear();
+    if (cleared.length > 0) this.observer?.cleared(name, cleared);
+  }
+
+  /** Puts messages a journal held back in `name`, as they were (nothing is told). */
+  restore(name: QueueName, messages: readonly AgentMessage[]): void {
+    for (const message of messages) this.queue(name).enqueue(message);
   }
 
   steer(message: AgentMessage): void {
@@ -47,8 +82,8 @@ export class AgentQueues {
   }
 
   clear(): void {
-    this.steering.clear();
-    this.followUp.clear();
+    this.clearQueue("steering");
+    this.clearQueue("followUp");
   }
 
   /** Whether either queue holds a message. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isObservable, map, Observable, type Subject } from "rxjs";
+import { concatMap, isObservable, map, Observable, of, type Subject } from "rxjs";
 import { launchAgentLoop } from "../loop/agent-loop.js";
 import type { AgentLoopConfig } from "../loop/loop-config.js";
 import { describeError } from "../model/describe-error.js";
@@ -15,18 +15,24 @@ import type { ArgumentValidator } from "../tools/validators/argument-validator.j
 import { ActiveRun } from "./active-run.js";
 import type { AgentStateStore } from "./agent-state.js";
 import type { ListenerBarrier } from "./listener-barrier.js";
+import type { ResumedTurn } from "../loop/run.js";
+import type { SessionRecorder } from "../session/session-recorder.js";
 
 /** What a run starts with: prompts, or none for a continuation. */
 export interface RunPlan {
   prompts?: AgentMessage[];
   /** The run's prompts are a steering batch `continue()` took: no second steering poll at its start. */
   skipInitialSteeringPoll?: boolean;
+  /** The run finishes a turn a stopped process left open (a resumed session). */
+  resume?: ResumedTurn;
 }
 
 /** Runs the loop for an `Agent` and owns the run that is active. */
 export class AgentRunner {
   /** The run in progress, until its `agent_end` listeners settled. */
   active: ActiveRun | undefined;
+  /** The session journal, once a session is open: every run event is written before it is told (SPEC S6). */
+  recorder: SessionRecorder | undefined;
 
   constructor(
     private readonly store: AgentStateStore,
@@ -65,6 +71,7 @@ export class AgentRunner {
       streamFn,
       emit: (event) => this.process(event, run),
       skipInitialSteeringPoll: plan.skipInitialSteeringPoll,
+      resume: plan.resume,
       validator,
     });
     loop.subscribe({
@@ -85,6 +92,18 @@ export class AgentRunner {
    */
   private process(event: AgentEvent, run: ActiveRun): void | Observable<unknown> {
     this.store.reduce(event);
+    const written = this.recorder?.record(event);
+    if (!written) return this.tell(event, run);
+    return written.pipe(
+      concatMap(() => {
+        const told = this.tell(event, run);
+        return isObservable(told) ? told : of(told);
+      }),
+    );
+  }
+
+  /** `events$`, then the listeners. */
+  private tell(event: AgentEvent, run: ActiveRun): void | Observable<unknown> {
     this.events.next(event);
     const outcome = this.listeners.notify(event, run.signal);
     const settle = event.type === "agent_end" ? (failed: Failure | undefined) => this.recordEndFailure(failed) : throwFailure;
@@ -96,7 +115,21 @@ export class AgentRunner {
     if (failed) this.store.errorMessage = `A listener failed on agent_end: ${describeError(failed.error)}`;
   }
 
+  /** The run is journaled as ended (SPEC S6), then over. A journal that cannot be written is the run's error. */
   private finish(run: ActiveRun): void {
+    if (this.active !== run) return;
+    const written = this.recorder?.runEnded(this.store.errorMessage);
+    if (!written) return this.settle(run);
+    written.subscribe({
+      complete: () => this.settle(run),
+      error: (error: unknown) => {
+        this.store.errorMessage = `The session journal could not be written: ${describeError(error)}`;
+        this.settle(run);
+      },
+    });
+  }
+
+  private settle(run: ActiveRun): void {
     if (this.active !== run) return;
     this.active = undefined;
     this.store.endRun();

@@ -81,6 +81,8 @@ export class AgentStateStore implements AgentState {
    */
   private view: WeakRef<readonly AgentMessage[]> | undefined;
   private version = 0;
+  /** Told when the transcript is replaced as a whole (the session journal, SPEC S1). */
+  onReplaced: ((messages: readonly AgentMessage[]) => void) | undefined;
   private cached: AgentStateSnapshot | undefined;
   private cachedVersion = -1;
 
@@ -156,6 +158,12 @@ export class AgentStateStore implements AgentState {
     return view?.length === this._messages.length ? view : undefined;
   }
   set messages(messages: readonly AgentMessage[]) {
+    this.install(messages);
+    this.onReplaced?.(this._messages.slice());
+  }
+
+  /** Installs `messages` as the transcript without telling `onReplaced` (a loaded session's). */
+  install(messages: readonly AgentMessage[]): void {
     this._messages = messages.slice();
     this.view = undefined;
     this.touch();

@@ -31,7 +31,7 @@ import type { AgentLoopConfig } from "./loop-config.js";
 import { NextTurn, type Step } from "./next-turn.js";
 import { assertOneQueueSource, poll } from "./queue-poll.js";
 import { type AgentLoopRun, Run, type ValidatedLoopRun } from "./run.js";
-import { appendMessages, turn } from "./turn.js";
+import { appendMessages, resumeTurn, turn } from "./turn.js";
 import { assertToolSet, validatorFor } from "../tools/tool-set.js";
 import { ajvValidator } from "../tools/validators/ajv-validator.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
@@ -199,7 +199,8 @@ function turns(run: Run): Observable<AgentEvent> {
 
 /** `agent_start`, `turn_start`, the prompts, then the first steering poll (SPEC L7). */
 function start(run: Run): Observable<Step> {
-  const { prompts, skipInitialSteeringPoll } = run.input;
+  const { prompts, skipInitialSteeringPoll, resume } = run.input;
+  if (resume) return sequence(run.emitter.all([{ type: "agent_start" }, { type: "turn_start" }]), defer(() => resumeTurn(run, resume)));
   if (prompts) run.waiting = prompts.slice();
   const first = (pending: AgentMessage[]): Observable<Step> => of(new NextTurn(pending, undefined));
   return sequence(

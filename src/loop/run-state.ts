@@ -53,6 +53,14 @@ function copy(s: RunState): State {
 /** The state before any event. */
 export const initialRunState: RunState = Object.freeze(new State(false, false, false, undefined, NO_IDS, undefined, NO_IDS, undefined));
 
+/**
+ * The state of a run that resumes a turn a stopped process left open (SPEC S5): the turn's
+ * assistant message is the last one, and `answered` of its calls already have results.
+ */
+export function resumedRunState(lastAssistant: AssistantMessage, answered: readonly string[]): RunState {
+  return new State(false, false, false, undefined, NO_IDS, lastAssistant, answered.slice(), undefined);
+}
+
 /** `state` with `errorMessage` replaced. */
 export function withErrorMessage(state: RunState, errorMessage: string | undefined): RunState {
   const next = copy(state);

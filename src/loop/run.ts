@@ -13,7 +13,8 @@ import type { AgentContext, AgentEvent, AgentMessage, UntakenMessages } from "..
 import { Emitter } from "./emitter.js";
 import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type AgentTurnContext, isLoopKey } from "./loop-config.js";
 import { QueuePoll } from "./queue-poll.js";
-import { initialRunState, reduceRunState, type RunState } from "./run-state.js";
+import { initialRunState, reduceRunState, resumedRunState, type RunState } from "./run-state.js";
+import type { ToolCallOutcome } from "../tools/tool-types.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 import { assertToolSet } from "../tools/tool-set.js";
 
@@ -29,6 +30,17 @@ export interface AgentLoopRun {
   emit?: AgentEmit;
   /** Skip the steering poll at run start (the Agent's `continue()` already drained a batch). */
   skipInitialSteeringPoll?: boolean;
+  /** Open with the rest of a turn a stopped process left open, instead of a request (SPEC S5). */
+  resume?: ResumedTurn;
+}
+
+/**
+ * A turn to finish: its assistant message is the transcript's last assistant message, some of
+ * its calls may have results already; the others run, unless `settled` decides them.
+ */
+export interface ResumedTurn {
+  message: AssistantMessage;
+  settled: ReadonlyMap<string, ToolCallOutcome>;
 }
 
 /** A run with its tool-argument validator decided: the config's, else the entry's default. */
@@ -42,6 +54,17 @@ function streamOptionsOf(config: AgentLoopConfig): StreamOptions {
   const options: StreamOptions = {};
   for (const key of Object.keys(config)) if (!isLoopKey(key)) options[key] = (config as unknown as Record<string, unknown>)[key];
   return options;
+}
+
+/** Ids of the tool calls of `message` that have a result after it in `messages`. */
+export function answeredIn(messages: readonly AgentMessage[], message: AssistantMessage): string[] {
+  const at = messages.lastIndexOf(message);
+  const answered: string[] = [];
+  for (let i = at + 1; i < messages.length; i++) {
+    const m = messages[i] as { role?: string; toolCallId?: string };
+    if (m.role === "toolResult" && m.toolCallId !== undefined) answered.push(m.toolCallId);
+  }
+  return answered;
 }
 
 /** One run's state. */
@@ -98,6 +121,8 @@ export class Run {
     this.followUp = new QueuePoll("getFollowUpMessages", config.getFollowUpMessages, config.followUp$, config.followUpMode);
     this.steering.start();
     this.followUp.start();
+    const resume = input.resume;
+    if (resume) this.state = resumedRunState(resume.message, answeredIn(this.watched.raw, resume.message));
   }
 
   /** Every event on its way out: the state is reduced, and `message_end` commits its message. */

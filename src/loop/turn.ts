@@ -14,7 +14,7 @@
  */
 import { defer, EMPTY, type Observable } from "rxjs";
 import { sequence } from "../rx/sequence.js";
-import type { AssistantMessage, Message, StreamOptions, ToolCall } from "../model/messages.js";
+import type { AssistantMessage, Message, StreamOptions, ToolCall, ToolResultMessage } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import { unwatched } from "../model/watched-transcript.js";
 import { andThen, maybeAsync } from "../rx/maybe-async.js";
@@ -24,7 +24,7 @@ import type { ToolCallEnvironment } from "../tools/prepare-tool-call.js";
 import { executeToolBatch, failTruncatedToolCalls, type ToolBatchResult } from "../tools/tool-batch.js";
 import type { AgentTurnContext } from "./loop-config.js";
 import { messagesOrNone, poll } from "./queue-poll.js";
-import type { Run } from "./run.js";
+import type { ResumedTurn, Run } from "./run.js";
 import { NextTurn, type Step } from "./next-turn.js";
 import { finishTurn, hardExit } from "./turn-end.js";
 
@@ -117,12 +117,37 @@ function afterResponse(run: Run, message: AssistantMessage): Observable<Step> {
   if (message.stopReason === "error" || message.stopReason === "aborted") return hardExit(run, message);
   const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
   if (calls.length === 0) return finishTurn(run, message, { messages: [], terminate: false }, false);
-  const env = toolEnvironment(run, message);
-  const then = (batch: ToolBatchResult): Observable<Step> => finishTurn(run, message, batch, !batch.terminate);
-  // A length stop never runs its calls (SPEC L9).
+  return runToolCalls(run, message, calls, toolEnvironment(run, message), (batch) => finishTurn(run, message, batch, !batch.terminate));
+}
+
+/** The calls of `message`: none runs after a length stop (SPEC L9); else the batch, in its mode. */
+function runToolCalls(run: Run, message: AssistantMessage, calls: readonly ToolCall[], env: ToolCallEnvironment, then: (batch: ToolBatchResult) => Observable<Step>): Observable<Step> {
   if (message.stopReason === "length") return failTruncatedToolCalls(calls, env, run.emitter, then);
   const sequential = run.config.toolExecution === "sequential" || calls.some((call) => env.tools.find((t) => t.name === call.name)?.executionMode === "sequential");
   return executeToolBatch(calls, env, sequential ? "sequential" : "parallel", run.emitter, then);
+}
+
+/**
+ * The rest of a turn a stopped process left open (SPEC S5): the calls without a result run (or
+ * get their settled outcome), then the turn ends as any other, with every result of the message
+ * in its source order.
+ */
+export function resumeTurn(run: Run, resume: ResumedTurn): Observable<Step> {
+  const { message, settled } = resume;
+  const answered = new Map<string, ToolResultMessage>();
+  const transcript = run.transcript();
+  for (let i = transcript.lastIndexOf(message) + 1; i < transcript.length; i++) {
+    const m = transcript[i] as ToolResultMessage;
+    if (m.role === "toolResult") answered.set(m.toolCallId, m);
+  }
+  const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
+  const open = calls.filter((call) => !answered.has(call.id));
+  const env = { ...toolEnvironment(run, message), settled };
+  return runToolCalls(run, message, open, env, (batch) => {
+    const fresh = new Map(batch.messages.map((m) => [m.toolCallId, m] as const));
+    const messages = calls.flatMap((call) => answered.get(call.id) ?? fresh.get(call.id) ?? []);
+    return finishTurn(run, message, { messages, terminate: batch.terminate }, !batch.terminate);
+  });
 }
 
 function toolEnvironment(run: Run, message: AssistantMessage): ToolCallEnvironment {

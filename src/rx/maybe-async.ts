@@ -89,3 +89,23 @@ export function maybeAsync<T>(call: () => MaybeAsync<T>, onFailure: OnFailure<T>
 export function andThen<T, R>(settled: T | Observable<T>, next: (value: T) => Observable<R>): Observable<R> {
   return isObservable(settled) ? (settled as Observable<T>).pipe(concatMap(next)) : next(settled as T);
 }
+
+/**
+ * Like {@link andThen} for a step that may itself answer with a plain value: a chain of plain
+ * values stays plain (nothing is subscribed, SPEC L12); once a step is an Observable, the rest
+ * runs after it.
+ *
+ * @example
+ * ```ts
+ * const opened = andThenValue(maybeAsync(() => store.acquire(id, request), "error"), (lease) => use(lease));
+ * ```
+ */
+export function andThenValue<T, R>(settled: T | Observable<T>, next: (value: T) => R | Observable<R>): R | Observable<R> {
+  if (!isObservable(settled)) return next(settled as T);
+  return (settled as Observable<T>).pipe(
+    concatMap((value) => {
+      const result = next(value);
+      return isObservable(result) ? (result as Observable<R>) : of(result);
+    }),
+  );
+}

@@ -27,6 +27,8 @@ export interface ToolCallEnvironment extends ToolHooks {
   validator: ArgumentValidator;
   /** Where an Observable tool's standing progress is shown from (see `executeToolCall`); asap when absent. */
   scheduler?: SchedulerLike;
+  /** Calls already decided, by id: they are not run, their outcome is this (a resumed turn, SPEC S5). */
+  settled?: ReadonlyMap<string, ToolCallOutcome>;
 }
 
 /** A call ready to execute: its tool and its validated arguments. */

@@ -82,6 +82,8 @@ function duplicateIds(calls: readonly ToolCall[]): Set<number> {
 }
 
 function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
+  const settled = env.settled?.get(call.id);
+  if (settled) return of({ kind: "immediate", outcome: settled });
   if (!duplicates.has(index)) return prepareToolCall(call, env);
   return of({ kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) });
 }

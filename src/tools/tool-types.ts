@@ -54,6 +54,12 @@ export interface AgentTool<TParams = any, TDetails = any> extends Tool<object> {
   validator?: ArgumentValidator;
   /** `sequential` makes any batch that contains this tool run one call at a time. */
   executionMode?: ToolExecutionMode;
+  /**
+   * What a resumed session does with a call of this tool that a stopped process had started
+   * (SPEC S5): `"safe"` runs it again (it is idempotent, or reads only); `"never"`, the default,
+   * answers it with an error result the model can read, so a side effect is not repeated.
+   */
+  replay?: "never" | "safe";
   execute: (
     toolCallId: string,
     params: TParams,

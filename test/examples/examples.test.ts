@@ -28,6 +28,8 @@ describe.concurrent("examples/", () => {
       "custom-messages.ts",
       "parallel-tools.ts",
       "permissions.ts",
+      "session-file.ts",
+      "session-memory.ts",
       "steering-and-follow-up.ts",
       "testing-your-agent.ts",
       "transform-context.ts",
@@ -51,6 +53,34 @@ describe.concurrent("examples/", () => {
     expect(out).toContain("results in the order the model asked: big.iso, small.txt, medium.zip");
     expect(out).toMatch(/^parallel: true \(the run took \d+ ms; the downloads took \d+ ms in total\)$/m);
     expect(out).toContain('answer: [{"type":"text","text":"All three files are downloaded."}]');
+  });
+
+  it("session-memory: another Agent gets the session back, queue included; a fork answers again", async ({ expect }) => {
+    const out = await example(expect, "session-memory");
+    indexesInOrder(out, [
+      "first agent:",
+      "assistant  A rill is a small stream.",
+      "second agent: 5 messages back, queued: And a brook?",
+      "after continue():",
+      "user       And a brook?",
+      "assistant  A brook is a small stream too.",
+      "fork:",
+      "user       What is a rill?",
+      "assistant  Rill: a very small brook.",
+      "sessions: glossary (",
+    ]);
+    expect(out).toMatch(/sessions: glossary \(\d+ entries\), glossary-retry \(\d+ entries\)/);
+  });
+
+  it("session-file: a worker killed with SIGKILL mid-batch; the resume reruns the safe tool, answers the other as interrupted, finishes", async ({ expect }) => {
+    const out = await example(expect, "session-file");
+    expect(out).toMatch(/^killed the worker with SIGKILL; the journal has \d+ entries, the last: tool_started$/m);
+    indexesInOrder(out, [
+      "assistant  [lookup][charge]",
+      "toolResult price: 1200 cents",
+      "toolResult interrupted: the process stopped while this tool ran; it may or may not have taken effect",
+      "assistant  Done:",
+    ]);
   });
 
   it("steering-and-follow-up: steering opens turn 2 after the batch; follow-up opens the last turn", async ({ expect }) => {

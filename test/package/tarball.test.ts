@@ -32,6 +32,10 @@ const KNOWN_EXPORTS: Record<string, string> = {
   rxagent: "Agent",
   "rxagent/core": "Agent",
   "rxagent/testing": "fauxProvider",
+  "rxagent/session": "InMemorySessionStore",
+  "rxagent/session/file": "FileSessionStore",
+  "rxagent/session/indexeddb": "IndexedDbSessionStore",
+  "rxagent/session/postgres": "PostgresSessionStore",
   "rxagent/openai": "openaiCompatible",
   "rxagent/proxy": "streamProxy",
   "rxagent/proxy/node": "toNodeListener",
@@ -407,6 +411,10 @@ import { createProxyHandler, streamProxy } from "rxagent/proxy";
 import { toNodeListener } from "rxagent/proxy/node";
 import { withRetry } from "rxagent/retry";
 import { fromPiAi, fromPiAiModel } from "rxagent/pi-ai";
+import { forkSession, InMemorySessionStore, type SessionStore } from "rxagent/session";
+import { FileSessionStore } from "rxagent/session/file";
+import { IndexedDbSessionStore } from "rxagent/session/indexeddb";
+import { PostgresSessionStore, type PostgresPool } from "rxagent/session/postgres";
 
 /** A tool whose execute returns an Observable: two progress updates, then the result. */
 const countdown: AgentTool<{ from: number }, { left: number }> = {
@@ -449,5 +457,13 @@ export const piAi = fromPiAi(() => undefined);
 // rxagent's Agent is the core's with a default: one class hierarchy, the same options.
 export const strict: CoreAgent = new CoreAgent({ streamFn: provider, validator: interpretingValidator });
 export const full: CoreAgent = agent;
+// Durable sessions: every store is a SessionStore, the Agent takes one.
+const memory: SessionStore = new InMemorySessionStore();
+export const stores: SessionStore[] = [memory, new FileSessionStore({ directory: "sessions" })];
+export const browserStore = (factory: IDBFactory): SessionStore => new IndexedDbSessionStore({ indexedDB: factory });
+export const serviceStore = (pool: PostgresPool): SessionStore => new PostgresSessionStore({ pool });
+export const durable = new Agent({ streamFn: provider, initialState: { model: provider.model }, session: { store: memory, id: "chat-1" } });
+export const resumed: Promise<void> = durable.resume();
+export const forked = forkSession(memory, "chat-1", "chat-2", { messages: 1 });
 `;
 const CONSUMER_FILES: Record<string, string> = { "consumer.mts": CONSUMER, "consumer.cts": CONSUMER, "consumer.ts": CONSUMER };

@@ -1,0 +1,73 @@
+/**
+ * What a resume does with the state a journal left (SPEC S5): nothing, close the run that never
+ * ended, ask the model again, or finish the turn whose tool calls a stopped process left open.
+ *
+ * @module
+ */
+import type { AssistantMessage, ToolCall } from "../model/messages.js";
+import type { AgentMessage } from "../model/types.js";
+import { errorOutcome } from "../tools/tool-result.js";
+import type { ToolCallOutcome } from "../tools/tool-types.js";
+import type { SessionImage } from "./session-image.js";
+
+/** The text the model reads for a call that may or may not have taken effect (replay `"never"`). */
+export const INTERRUPTED_TOOL_TEXT = "interrupted: the process stopped while this tool ran; it may or may not have taken effect";
+
+/** The decision. */
+export type ResumePlan =
+  /** No run was open: the session is ready. */
+  | { readonly kind: "idle" }
+  /** A run was open but had nothing left to do: it is closed with this error (or none). */
+  | { readonly kind: "close"; readonly errorMessage: string | undefined }
+  /** A run was open and the transcript asks for more: continue as `continue()` would (the model, or a queued batch). */
+  | { readonly kind: "continue" }
+  /** A run stopped inside a tool batch: the calls without a result run again or get `settled`. */
+  | { readonly kind: "tools"; readonly message: AssistantMessage; readonly settled: ReadonlyMap<string, ToolCallOutcome> };
+
+const roleOf = (message: AgentMessage | undefined): string | undefined => (message as { role?: string } | undefined)?.role;
+
+/**
+ * Decides from `image`. A call that never started runs as usual; one that finished has its
+ * recorded outcome; one that started and never finished runs again only if its tool declared
+ * `replay: "safe"`, else it gets {@link INTERRUPTED_TOOL_TEXT} as an error result.
+ *
+ * @example
+ * ```ts
+ * const plan = planResume(replayJournal(entries));
+ * if (plan.kind === "tools") plan.settled; // the calls that will not run
+ * ```
+ */
+export function planResume(image: SessionImage): ResumePlan {
+  if (!image.runOpen) return { kind: "idle" };
+  const { messages } = image;
+  let at = messages.length - 1;
+  while (at >= 0 && roleOf(messages[at]) === "toolResult") at--;
+  const last = messages[at] as AssistantMessage | undefined;
+  if (!last || roleOf(last) !== "assistant") {
+    // The run's prompt was never committed (the process stopped before its `message_end`): nothing to continue.
+    const onlySystem = messages.every((m) => roleOf(m) === "system");
+    return onlySystem ? { kind: "close", errorMessage: undefined } : { kind: "continue" };
+  }
+  if (last.stopReason === "error" || last.stopReason === "aborted") return { kind: "close", errorMessage: last.errorMessage };
+  const answered = new Set<string>();
+  for (let i = at + 1; i < messages.length; i++) answered.add((messages[i] as { toolCallId: string }).toolCallId);
+  const open = last.content.filter((block): block is ToolCall => block.type === "toolCall" && !answered.has(block.id));
+  if (open.length === 0) {
+    // Every call answered (the model is next), or none made: the run was polling its queues.
+    if (at < messages.length - 1 && !everyResultTerminated(image, answered)) return { kind: "continue" };
+    return image.steering.length > 0 || image.followUp.length > 0 ? { kind: "continue" } : { kind: "close", errorMessage: undefined };
+  }
+  const settled = new Map<string, ToolCallOutcome>();
+  for (const call of open) {
+    const record = image.toolCalls.get(call.id);
+    if (!record) continue;
+    if (record.ended) settled.set(call.id, { toolCall: call, result: record.ended.result, isError: record.ended.isError, ...(record.ended.durationMs === undefined ? {} : { durationMs: record.ended.durationMs }) });
+    else if (record.replay !== "safe") settled.set(call.id, errorOutcome(call, INTERRUPTED_TOOL_TEXT));
+  }
+  return { kind: "tools", message: last, settled };
+}
+
+function everyResultTerminated(image: SessionImage, answered: ReadonlySet<string>): boolean {
+  for (const id of answered) if (!image.terminated.has(id)) return false;
+  return answered.size > 0;
+}

@@ -1,0 +1,132 @@
+/**
+ * A journal replayed (SPEC S1, S5): the transcript, the queues and the last error it leaves,
+ * and what a crash may have left open — a run that never ended and the tool calls it had
+ * started. A pure fold over entries; loading a session is this, then reconciling (see
+ * `resume-plan.ts`).
+ *
+ * @module
+ */
+import type { AgentMessage } from "../model/types.js";
+import type { JournalEntry, JournalQueue, ReplayPolicy, ToolEndedEntry } from "./journal-entry.js";
+
+/** A message waiting in a queue, with the seq of the entry that queued it. */
+export interface QueuedMessage {
+  readonly seq: number;
+  readonly message: AgentMessage;
+}
+
+/** What the journal knows of a tool call of the open run. */
+export interface ToolCallRecord {
+  /** The replay policy its tool had when the call started. */
+  readonly replay: ReplayPolicy;
+  /** Its outcome, when the call finished but its result message was not committed. */
+  readonly ended?: ToolEndedEntry;
+}
+
+/** The state a journal describes. */
+export interface SessionImage {
+  readonly sessionId: string;
+  /** The seq of the last entry. */
+  readonly seq: number;
+  readonly messages: readonly AgentMessage[];
+  readonly steering: readonly QueuedMessage[];
+  readonly followUp: readonly QueuedMessage[];
+  readonly errorMessage: string | undefined;
+  /** A run started and never ended: the process stopped while it ran. */
+  readonly runOpen: boolean;
+  /** Tool calls of the open run that started and have no result message yet, by id. */
+  readonly toolCalls: ReadonlyMap<string, ToolCallRecord>;
+  /** Tool calls of the open run whose result asked the loop to stop (SPEC L6). */
+  readonly terminated: ReadonlySet<string>;
+  /** Where the session was forked from, if it was. */
+  readonly forkedFrom?: { readonly sessionId: string; readonly seq: number };
+}
+
+/**
+ * Folds `entries` (already checked, see `checkJournal`) into the state they describe.
+ * Linear in the journal: the queues are maps by seq, the transcript one array.
+ *
+ * @example
+ * ```ts
+ * const image = replayJournal(loaded.entries);
+ * image.messages; // what agent.state.messages was
+ * ```
+ */
+export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
+  let sessionId = "";
+  let forkedFrom: SessionImage["forkedFrom"];
+  let messages: AgentMessage[] = [];
+  const queues: Record<JournalQueue, Map<number, AgentMessage>> = { steering: new Map(), followUp: new Map() };
+  let errorMessage: string | undefined;
+  let runOpen = false;
+  let toolCalls = new Map<string, ToolCallRecord>();
+  let terminated = new Set<string>();
+  const forget = (seq: number): void => {
+    queues.steering.delete(seq);
+    queues.followUp.delete(seq);
+  };
+  for (const entry of entries) {
+    switch (entry.type) {
+      case "created":
+        sessionId = entry.sessionId;
+        forkedFrom = entry.forkedFrom;
+        break;
+      case "transcript":
+        messages = entry.messages.slice();
+        break;
+      case "message":
+        messages.push(entry.message);
+        if (entry.delivers !== undefined) forget(entry.delivers);
+        if ((entry.message as { role?: string }).role === "toolResult") toolCalls.delete((entry.message as { toolCallId: string }).toolCallId);
+        break;
+      case "queued":
+        queues[entry.queue].set(entry.seq, entry.message);
+        break;
+      case "cleared":
+        for (const seq of entry.entries) queues[entry.queue].delete(seq);
+        break;
+      case "taken":
+        // Taken is not delivered: a poll's messages count once they are committed.
+        break;
+      case "run_started":
+        // A run started while one is open resumes it: what the stopped run's calls did still counts.
+        if (!runOpen) {
+          toolCalls = new Map();
+          terminated = new Set();
+        }
+        runOpen = true;
+        errorMessage = undefined;
+        break;
+      case "run_ended":
+        runOpen = false;
+        errorMessage = entry.errorMessage;
+        toolCalls = new Map();
+        terminated = new Set();
+        break;
+      case "tool_started":
+        // A resumed run starts a call again; what the journal knew of it first stands.
+        if (!toolCalls.has(entry.toolCallId)) toolCalls.set(entry.toolCallId, { replay: entry.replay });
+        break;
+      case "tool_ended": {
+        const started = toolCalls.get(entry.toolCallId);
+        toolCalls.set(entry.toolCallId, { replay: started?.replay ?? "never", ended: entry });
+        if (entry.result.terminate === true) terminated.add(entry.toolCallId);
+        break;
+      }
+    }
+  }
+  // Maps iterate in insertion order, which is seq order here.
+  const queued = (queue: Map<number, AgentMessage>): QueuedMessage[] => [...queue].map(([seq, message]) => ({ seq, message }));
+  const image: SessionImage = {
+    sessionId,
+    seq: entries.length,
+    messages,
+    steering: queued(queues.steering),
+    followUp: queued(queues.followUp),
+    errorMessage,
+    runOpen,
+    toolCalls,
+    terminated,
+  };
+  return forkedFrom ? { ...image, forkedFrom } : image;
+}

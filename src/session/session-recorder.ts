@@ -1,0 +1,121 @@
+/**
+ * What an `Agent` writes to its session's journal (SPEC S1, S6): its run events as entries,
+ * before any listener sees them, and its queue changes as they happen. It also knows which
+ * queued entry a committed message delivers, so a resume delivers every queued message once.
+ *
+ * @module
+ */
+import type { Observable } from "rxjs";
+import type { AgentEvent, AgentMessage } from "../model/types.js";
+import type { JournalQueue, ReplayPolicy } from "./journal-entry.js";
+import type { JournalWriter } from "./journal-writer.js";
+import type { QueuedMessage } from "./session-image.js";
+
+/** Where a queued message came from: its queue and the seq of its `queued` entry. */
+interface Origin {
+  readonly queue: JournalQueue;
+  readonly seq: number;
+}
+
+/**
+ * Turns an Agent's changes into journal entries.
+ *
+ * @internal
+ */
+export class SessionRecorder {
+  /** Queued messages not taken yet, by identity. */
+  private readonly queued = new Map<AgentMessage, Origin>();
+  /** Messages a poll took that are not committed yet, in the order taken. */
+  private taken: { message: AgentMessage; origin: Origin }[] = [];
+
+  constructor(
+    readonly writer: JournalWriter,
+    private readonly now: () => number,
+    private readonly replayOf: (toolName: string) => ReplayPolicy,
+  ) {}
+
+  /** The queued messages a loaded journal left, known by their entries again (nothing is written). */
+  adopt(queue: JournalQueue, messages: readonly QueuedMessage[]): void {
+    for (const { seq, message } of messages) this.queued.set(message, { queue, seq });
+  }
+
+  enqueued(queue: JournalQueue, message: AgentMessage): void {
+    void this.writer.write([{ type: "queued", at: this.now(), queue, message }]);
+    this.queued.set(message, { queue, seq: this.writer.seq });
+  }
+
+  took(queue: JournalQueue, messages: readonly AgentMessage[]): void {
+    const entries = this.forget(messages, (message, origin) => this.taken.push({ message, origin }));
+    if (entries.length > 0) void this.writer.write([{ type: "taken", at: this.now(), queue, entries }]);
+  }
+
+  cleared(queue: JournalQueue, messages: readonly AgentMessage[]): void {
+    const entries = this.forget(messages);
+    if (entries.length > 0) void this.writer.write([{ type: "cleared", at: this.now(), queue, entries }]);
+  }
+
+  /** The transcript was replaced as a whole. */
+  replaced(messages: readonly AgentMessage[]): void {
+    void this.writer.write([{ type: "transcript", at: this.now(), messages }]);
+  }
+
+  /**
+   * The entry an event stands for, written; `undefined` when it is durable already (or the event
+   * writes nothing), else an Observable that completes when it is.
+   */
+  record(event: AgentEvent): void | Observable<void> {
+    const at = this.now();
+    switch (event.type) {
+      case "agent_start":
+        return this.writer.write([{ type: "run_started", at }]);
+      case "message_end": {
+        const delivers = this.delivered(event.message);
+        return this.writer.write([delivers === undefined ? { type: "message", at, message: event.message } : { type: "message", at, message: event.message, delivers }]);
+      }
+      case "tool_execution_start":
+        return this.writer.write([{ type: "tool_started", at, toolCallId: event.toolCallId, toolName: event.toolName, replay: this.replayOf(event.toolName) }]);
+      case "tool_execution_end": {
+        const { toolCallId, toolName, result, isError, durationMs } = event;
+        return this.writer.write([durationMs === undefined ? { type: "tool_ended", at, toolCallId, toolName, result, isError } : { type: "tool_ended", at, toolCallId, toolName, result, isError, durationMs }]);
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** The run settled: it and its error are journaled. */
+  runEnded(errorMessage: string | undefined): void | Observable<void> {
+    // A poll's messages the run never committed are queued again by a resume; here they are gone.
+    this.taken = [];
+    return this.writer.write([errorMessage === undefined ? { type: "run_ended", at: this.now() } : { type: "run_ended", at: this.now(), errorMessage }]);
+  }
+
+  private forget(messages: readonly AgentMessage[], each?: (message: AgentMessage, origin: Origin) => void): number[] {
+    const entries: number[] = [];
+    for (const message of messages) {
+      const origin = this.queued.get(message);
+      if (!origin) continue;
+      this.queued.delete(message);
+      entries.push(origin.seq);
+      each?.(message, origin);
+    }
+    return entries;
+  }
+
+  /**
+   * The queued entry a committed message delivers: the taken message itself, or — when the loop
+   * declared tool changes on a taken system message and so committed a copy — the first taken
+   * system message with its timestamp.
+   */
+  private delivered(message: AgentMessage): number | undefined {
+    if (this.taken.length === 0) return undefined;
+    let index = this.taken.findIndex((t) => t.message === message);
+    if (index < 0) {
+      const { role, timestamp } = message as { role?: string; timestamp?: number };
+      if (role === "system") index = this.taken.findIndex((t) => (t.message as { role?: string }).role === "system" && (t.message as { timestamp?: number }).timestamp === timestamp);
+    }
+    if (index < 0) return undefined;
+    const [found] = this.taken.splice(index, 1);
+    return found!.origin.seq;
+  }
+}

@@ -1,0 +1,309 @@
+/**
+ * The file session store for Node: one JSONL file per session, the embedded default (SPEC S2–S4).
+ * A line is one entry; an append writes its lines in one `write` and, by default, `fsync`s
+ * before it answers. A crash can leave at most a torn last line (no newline at its end): `load()`
+ * drops it and says so, the next append moves it aside into a `.torn` file before writing, so it is
+ * never merged with what comes next. Processes on one machine share a directory safely: appends
+ * and leases are taken under a lock directory (`mkdir` is atomic), and a lock whose process died
+ * is broken.
+ *
+ * @module
+ */
+import { constants } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { checkJournal, type JournalEntry } from "../journal-entry.js";
+import { checkAppend, grantLease, type LeaseRecord } from "../lease-rules.js";
+import { SessionCorruptError } from "../session-errors.js";
+import type { AcquireLease, AppendCondition, LoadedJournal, SessionLease, SessionStore, SessionSummary } from "../session-store.js";
+
+/**
+ * When an append is on disk: `"fsync"` (the default) before it answers; `{ fsyncEveryMs }` at
+ * most that long after (a process crash loses nothing, a power cut at most that window);
+ * `"none"` when the OS writes it (tests, scratch sessions).
+ */
+export type FileDurability = "fsync" | { fsyncEveryMs: number } | "none";
+
+/** Options of {@link FileSessionStore}. */
+export interface FileSessionStoreOptions {
+  /** The directory of the journals; created when missing. */
+  directory: string;
+  durability?: FileDurability;
+  /** How long to wait for another process's lock before failing. Default 10 s. */
+  lockTimeoutMs?: number;
+  /** The clock of leases. */
+  now?: () => number;
+}
+
+const SUFFIX = ".jsonl";
+
+/** A file name for an id: readable, and safe on every file system (no `/`, no leading dot). */
+function fileNameOf(id: string): string {
+  return encodeURIComponent(id).replace(/\./g, "%2E").replace(/\*/g, "%2A");
+}
+
+const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException)?.code === "ENOENT";
+
+/** What a journal file holds: its complete lines, and a torn tail if the last line has no newline. */
+interface Scan {
+  entries: JournalEntry[];
+  /** Byte length of the complete lines. */
+  size: number;
+  tornBytes: number;
+}
+
+/**
+ * Journals as JSONL files in a directory.
+ *
+ * @example
+ * ```ts
+ * import { FileSessionStore } from "rxagent/session/file";
+ * const store = new FileSessionStore({ directory: ".sessions" });
+ * const agent = new Agent({ initialState: { model, tools }, streamFn, session: { store, id: "chat-1" } });
+ * await agent.resume();
+ * ```
+ */
+export class FileSessionStore implements SessionStore {
+  readonly directory: string;
+  private readonly durability: FileDurability;
+  private readonly lockTimeoutMs: number;
+  private readonly now: () => number;
+  private ready: Promise<void> | undefined;
+  /** Per file: what this process last saw (size and last seq), so an append need not read the file. */
+  private readonly seen = new Map<string, { size: number; seq: number }>();
+  private readonly pendingSync = new Map<string, NodeJS.Timeout>();
+
+  constructor(options: FileSessionStoreOptions) {
+    if (!options || typeof options.directory !== "string" || options.directory === "") throw new TypeError("FileSessionStore needs a directory.");
+    this.directory = options.directory;
+    this.durability = options.durability ?? "fsync";
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  async load(id: string): Promise<LoadedJournal | undefined> {
+    await this.prepare();
+    const scan = await this.scan(id);
+    if (!scan || scan.entries.length === 0) return undefined;
+    return scan.tornBytes > 0 ? { entries: scan.entries, droppedTail: { bytes: scan.tornBytes } } : { entries: scan.entries };
+  }
+
+  async append(id: string, entries: readonly JournalEntry[], condition: AppendCondition): Promise<number> {
+    await this.prepare();
+    const name = fileNameOf(id);
+    return this.locked(name, async () => {
+      const lease = await this.readLease(name);
+      const { seq, size } = await this.tail(id, name);
+      checkAppend(id, lease, seq, entries, condition);
+      const text = entries.map((entry) => JSON.stringify(entry)).join("\n") + "\n";
+      const file = await open(this.path(name, SUFFIX), constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND);
+      try {
+        await file.write(text);
+        if (this.durability === "fsync") await file.datasync();
+      } finally {
+        await file.close();
+      }
+      this.scheduleSync(name);
+      const last = seq + entries.length;
+      this.seen.set(name, { size: size + Buffer.byteLength(text), seq: last });
+      // Renewed when half of it is gone: a lease write per append would double the appends' cost.
+      const now = this.now();
+      if (lease && lease.expiresAt - now < condition.ttlMs / 2) await this.writeLease(name, { ...lease, expiresAt: now + condition.ttlMs });
+      return last;
+    });
+  }
+
+  async acquire(id: string, request: AcquireLease): Promise<SessionLease> {
+    await this.prepare();
+    const name = fileNameOf(id);
+    return this.locked(name, async () => {
+      const lease = grantLease(id, await this.readLease(name), request, this.now());
+      await this.writeLease(name, { owner: lease.owner, token: lease.token, expiresAt: lease.expiresAt });
+      return lease;
+    });
+  }
+
+  async release(id: string, token: number): Promise<void> {
+    await this.prepare();
+    const name = fileNameOf(id);
+    await this.locked(name, async () => {
+      const lease = await this.readLease(name);
+      if (lease && lease.token === token) await this.writeLease(name, { ...lease, expiresAt: 0 });
+    });
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    await this.prepare();
+    const summaries: SessionSummary[] = [];
+    for (const file of await readdir(this.directory)) {
+      if (!file.endsWith(SUFFIX)) continue;
+      const id = decodeURIComponent(file.slice(0, -SUFFIX.length));
+      const scan = await this.scan(id);
+      if (!scan || scan.entries.length === 0) continue;
+      const { mtimeMs } = await stat(join(this.directory, file));
+      summaries.push({ id, seq: scan.entries.length, updatedAt: Math.floor(mtimeMs) });
+    }
+    return summaries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.prepare();
+    const name = fileNameOf(id);
+    await this.locked(name, async () => {
+      await rm(this.path(name, SUFFIX), { force: true });
+      // The lease stays, expired, with its last token: a writer from before is still fenced out (SPEC S3).
+      const lease = await this.readLease(name);
+      if (lease) await this.writeLease(name, { ...lease, expiresAt: 0 });
+      this.seen.delete(name);
+    });
+  }
+
+  /** Syncs what `{ fsyncEveryMs }` left pending; call before a planned exit. */
+  async flush(): Promise<void> {
+    const names = [...this.pendingSync.keys()];
+    for (const name of names) {
+      clearTimeout(this.pendingSync.get(name));
+      this.pendingSync.delete(name);
+      await this.sync(name);
+    }
+  }
+
+  private prepare(): Promise<void> {
+    return (this.ready ??= mkdir(this.directory, { recursive: true }).then(() => undefined));
+  }
+
+  private path(name: string, suffix: string): string {
+    return join(this.directory, name + suffix);
+  }
+
+  /** The last seq and the size of the complete lines; the file is read only when another process wrote to it. */
+  private async tail(id: string, name: string): Promise<{ seq: number; size: number }> {
+    const size = await stat(this.path(name, SUFFIX)).then((s) => s.size, (error: unknown) => (isMissing(error) ? 0 : Promise.reject(error)));
+    const seen = this.seen.get(name);
+    if (seen && seen.size === size) return seen;
+    const scan = await this.scan(id);
+    if (!scan) return { seq: 0, size: 0 };
+    if (scan.tornBytes > 0) await this.setTornAside(name, scan.size);
+    const known = { seq: scan.entries.length, size: scan.size };
+    this.seen.set(name, known);
+    return known;
+  }
+
+  /** Moves a torn last line into `<name>.jsonl.torn-<time>` and cuts the journal back to its complete lines. */
+  private async setTornAside(name: string, completeSize: number): Promise<void> {
+    const path = this.path(name, SUFFIX);
+    const bytes = await readFile(path);
+    await writeFile(`${path}.torn-${this.now()}`, bytes.subarray(completeSize));
+    const file = await open(path, constants.O_RDWR);
+    try {
+      await file.truncate(completeSize);
+      await file.datasync();
+    } finally {
+      await file.close();
+    }
+  }
+
+  private async scan(id: string): Promise<Scan | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.path(fileNameOf(id), SUFFIX), "utf8");
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    const end = text.lastIndexOf("\n") + 1;
+    const lines = end === 0 ? [] : text.slice(0, end - 1).split("\n");
+    const records = lines.map((line, index) => {
+      try {
+        return JSON.parse(line) as unknown;
+      } catch {
+        throw new SessionCorruptError(id, index + 1, `line ${index + 1} is not JSON (${line.slice(0, 40)}…)`);
+      }
+    });
+    return { entries: checkJournal(records, id), size: Buffer.byteLength(text.slice(0, end)), tornBytes: Buffer.byteLength(text.slice(end)) };
+  }
+
+  private async readLease(name: string): Promise<LeaseRecord | undefined> {
+    try {
+      return JSON.parse(await readFile(this.path(name, ".lease"), "utf8")) as LeaseRecord;
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Written to a temporary file and renamed over the lease: a crash leaves the old one or the new one. */
+  private async writeLease(name: string, lease: LeaseRecord): Promise<void> {
+    const path = this.path(name, ".lease");
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, JSON.stringify(lease));
+    await rename(temporary, path);
+  }
+
+  private scheduleSync(name: string): void {
+    const durability = this.durability;
+    if (typeof durability !== "object" || this.pendingSync.has(name)) return;
+    const timer = setTimeout(() => {
+      this.pendingSync.delete(name);
+      this.sync(name).catch(() => undefined);
+    }, durability.fsyncEveryMs);
+    timer.unref();
+    this.pendingSync.set(name, timer);
+  }
+
+  private async sync(name: string): Promise<void> {
+    const file = await open(this.path(name, SUFFIX), constants.O_RDONLY).catch((error: unknown) => (isMissing(error) ? undefined : Promise.reject(error)));
+    if (!file) return;
+    try {
+      await file.datasync();
+    } finally {
+      await file.close();
+    }
+  }
+
+  /** Runs `work` holding the session's lock directory; a lock left by a dead process is broken. */
+  private async locked<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const lock = this.path(name, ".lock");
+    const deadline = Date.now() + this.lockTimeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await mkdir(lock);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        if (await this.brokeStaleLock(lock)) continue;
+        if (Date.now() > deadline) throw new Error(`FileSessionStore: the lock ${lock} has been held for over ${this.lockTimeoutMs} ms.`);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(2 + attempt, 20)));
+      }
+    }
+    try {
+      await writeFile(join(lock, "pid"), String(process.pid));
+      return await work();
+    } finally {
+      await rm(lock, { recursive: true, force: true });
+    }
+  }
+
+  /** A lock whose owner process is gone (it was killed holding it) is removed. */
+  private async brokeStaleLock(lock: string): Promise<boolean> {
+    let pid: number;
+    try {
+      pid = Number(await readFile(join(lock, "pid"), "utf8"));
+    } catch {
+      // No pid yet: just created by a live process, or left by one killed before writing it.
+      const created = await stat(lock).then((s) => s.mtimeMs, () => Date.now());
+      if (Date.now() - created < 1000) return false;
+      await rm(lock, { recursive: true, force: true });
+      return true;
+    }
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") return false;
+      await rm(lock, { recursive: true, force: true });
+      return true;
+    }
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * The Agent with a session (SPEC S1, S3, S5, S6): what it journals, what a new Agent on the same
+ * session gets back, the order of writes and listeners with a store that answers later, fencing,
+ * and a whole resumed run in virtual time with the in-memory store (SPEC L12).
+ */
+import { filter, map, Observable, of, delay as delayBy, type SchedulerLike } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import type { AgentEvent, AgentTool, Message } from "../../src/index.js";
+import type { JournalEntry } from "../../src/session/journal-entry.js";
+import { replayJournal } from "../../src/session/session-image.js";
+import { SessionFencedError, SessionLeaseHeldError } from "../../src/session/session-errors.js";
+import type { SessionStore } from "../../src/session/session-store.js";
+import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
+import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
+import { label, newScheduler, timerTool } from "../helpers/marbles.js";
+import { userTexts } from "./scenario.js";
+
+const model = { id: "faux-1", api: "faux", provider: "faux" };
+const echo: AgentTool = {
+  name: "echo",
+  label: "Echo",
+  description: "Echoes.",
+  parameters: { type: "object", properties: { text: { type: "string" } } },
+  execute: (_id, params: { text?: string }) => ({ content: [{ type: "text", text: params.text ?? "" }] }),
+};
+
+/** Replies by how many assistant messages the request holds: a resumed process gets the same one. */
+function byTurn(replies: FauxReply[], scheduler?: SchedulerLike) {
+  const pick = (request: { messages: Message[] }): FauxReply => replies[request.messages.filter((m) => m.role === "assistant").length] ?? { content: "more" };
+  return fauxProvider(Array.from({ length: 50 }, () => pick), scheduler ? { scheduler, delay: 1 } : {});
+}
+
+function agentOn(store: SessionStore, options: { id?: string; owner?: string; tools?: AgentTool[]; replies?: FauxReply[]; scheduler?: SchedulerLike; takeover?: boolean } = {}): Agent {
+  return new Agent({
+    initialState: { systemPrompt: "Be brief.", model, tools: options.tools ?? [echo] },
+    streamFn: byTurn(options.replies ?? [{ content: [fauxToolCall("echo", { text: "hi" }, "e1")] }, { content: "done" }], options.scheduler),
+    scheduler: options.scheduler,
+    session: { store, id: options.id ?? "s", owner: options.owner ?? "a", ...(options.takeover ? { takeover: true } : {}) },
+  });
+}
+
+const types = (entries: readonly JournalEntry[]): string[] => entries.map((e) => e.type);
+const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+describe("an Agent keeps its session (SPEC S1, S5)", () => {
+  it("S1: a new session starts with the current transcript; a run journals its events; another Agent gets the same state back", async () => {
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store);
+    await agent.resume();
+    expect(types(store.load("s")!.entries)).toEqual(["created", "transcript"]);
+    await agent.prompt("go");
+    expect(types(store.load("s")!.entries)).toEqual(["created", "transcript", "run_started", "message", "message", "tool_started", "tool_ended", "message", "message", "run_ended"]);
+    const again = agentOn(store, { owner: "b", takeover: true });
+    await again.resume();
+    expect(plain(again.state.messages)).toEqual(plain(agent.state.messages));
+    expect(again.state.systemPrompt).toBe("Be brief.");
+    expect(again.state.isStreaming).toBe(false);
+  });
+
+  it("S1: queues, a replaced transcript and the last error come back as they were", async () => {
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store, { replies: [{ content: [], stopReason: "error", errorMessage: "the provider broke" }] });
+    await agent.resume();
+    await agent.prompt("go");
+    expect(agent.state.errorMessage).toBe("the provider broke");
+    agent.steer("steer me");
+    agent.followUp("then this");
+    agent.followUp("and this");
+    agent.clearSteeringQueue();
+    agent.steer("kept");
+    agent.setSystemPrompt("Be verbose.");
+    const again = agentOn(store, { owner: "b", takeover: true });
+    await again.resume();
+    expect(again.state.errorMessage).toBe("the provider broke");
+    expect(again.state.systemPrompt).toBe("Be verbose.");
+    expect(plain(again.state.messages)).toEqual(plain(agent.state.messages));
+    expect(userTexts(again.peekQueuedMessages())).toEqual(["kept"]);
+    again.clearSteeringQueue();
+    expect(userTexts(again.peekQueuedMessages())).toEqual(["then this"]);
+    again.followUpMode = "all";
+    expect(userTexts(again.peekQueuedMessages())).toEqual(["then this", "and this"]);
+  });
+
+  it("S5: messages queued before resume() are kept after the journal's and journaled", async () => {
+    const store = new InMemorySessionStore();
+    const first = agentOn(store);
+    await first.resume();
+    first.followUp("from the journal");
+    const agent = agentOn(store, { owner: "b", takeover: true });
+    agent.followUp("early");
+    await agent.resume();
+    expect(userTexts(agent.peekQueuedMessages())).toEqual(["from the journal"]);
+    expect(replayJournal(store.load("s")!.entries).followUp.map((q) => userTexts([q.message])[0])).toEqual(["from the journal", "early"]);
+  });
+
+  it("S5: prompt() before resume(), resume() twice or without a session are clear errors", async () => {
+    const agent = agentOn(new InMemorySessionStore());
+    await expect(agent.prompt("go")).rejects.toThrow('The Agent keeps session "s": call `await agent.resume()` before the first prompt.');
+    await agent.resume();
+    await expect(agent.resume()).rejects.toThrow('resume(): the session "s" is open already.');
+    await expect(new Agent({ initialState: { model } }).resume()).rejects.toThrow("resume() needs a session: pass `session: { store, id }` in the Agent's options.");
+    expect(() => new Agent({ initialState: { model }, session: { store: new InMemorySessionStore(), id: "" } })).toThrow("session.id must be a non-empty string.");
+    expect(() => new Agent({ initialState: { model }, session: { store: {} as SessionStore, id: "s" } })).toThrow("session.store must be a SessionStore");
+  });
+
+  it("S3: a session another owner holds is refused until it is released; the Agent can then try again", async () => {
+    const store = new InMemorySessionStore();
+    const holder = agentOn(store, { owner: "tab-1" });
+    await holder.resume();
+    const other = agentOn(store, { owner: "tab-2" });
+    const refused = await other.resume().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SessionLeaseHeldError);
+    expect((refused as Error).message).toContain('leased by "tab-1"');
+    const lease = store.acquire("s", { owner: "tab-1", ttlMs: 1 });
+    store.release("s", lease.token);
+    await other.resume();
+    await other.prompt("mine now");
+    expect(userTexts(other.state.messages)).toEqual(["mine now"]);
+  });
+
+  it("S3: an Agent whose lease was taken over ends its run with the fence as its error and writes nothing more", async () => {
+    const store = new InMemorySessionStore();
+    let takeOver: (() => void) | undefined;
+    const slow: AgentTool = { ...echo, name: "slow", execute: () => new Promise((resolve) => (takeOver = () => resolve({ content: [{ type: "text", text: "late" }] }))) };
+    const agent = agentOn(store, { tools: [slow], replies: [{ content: [fauxToolCall("slow", {}, "s1")] }, { content: "done" }] });
+    await agent.resume();
+    const running = agent.prompt("go");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const usurper = agentOn(store, { owner: "b", takeover: true });
+    await usurper.resume();
+    const before = store.load("s")!.entries.length;
+    takeOver!();
+    await running;
+    expect(agent.state.errorMessage).toMatch(/^The session journal could not be written: .*lease \(fencing token 1\) was taken over by token 2/);
+    expect(store.load("s")!.entries.length).toBe(before);
+    expect(agent.state.isStreaming).toBe(false);
+    expect(new SessionFencedError("s", 1, 2).name).toBe("SessionFencedError");
+  });
+});
+
+/** A store whose appends answer a tick later, recording when each was confirmed. */
+function laterStore(log: string[]): SessionStore {
+  const memory = new InMemorySessionStore();
+  return {
+    load: (id) => memory.load(id),
+    acquire: (id, request) => of(memory.acquire(id, request)).pipe(delayBy(1)),
+    release: (id, token) => memory.release(id, token),
+    list: () => memory.list(),
+    delete: (id) => memory.delete(id),
+    append: (id, entries, condition) =>
+      new Observable<number>((subscriber) => {
+        const timer = setTimeout(() => {
+          const seq = memory.append(id, entries, condition);
+          log.push(`stored ${entries.map((e) => e.type).join("+")}`);
+          subscriber.next(seq);
+          subscriber.complete();
+        }, 2);
+        return () => clearTimeout(timer);
+      }),
+  };
+}
+
+describe("entries are on record before anyone is told (SPEC S6)", () => {
+  it("S6: with a store that answers later, events$ and listeners see each event only after its entry is stored, and a tool runs after its start is", async () => {
+    const log: string[] = [];
+    const tool: AgentTool = { ...echo, execute: (_id, params: { text?: string }) => (log.push("tool runs"), { content: [{ type: "text", text: params.text ?? "" }] }) };
+    const agent = agentOn(laterStore(log), { tools: [tool] });
+    agent.events$.pipe(filter((e) => e.type !== "message_update" && e.type !== "message_start" && e.type !== "turn_start" && e.type !== "turn_end")).subscribe((e) => log.push(`told ${label(e)}`));
+    await agent.resume();
+    await agent.prompt("go");
+    expect(log).toEqual([
+      "stored created+transcript",
+      "stored run_started",
+      "told agent_start",
+      "stored message",
+      "told message_end:user",
+      "stored message",
+      "told message_end:assistant",
+      "stored tool_started",
+      "told tool_execution_start:e1",
+      "tool runs",
+      "stored tool_ended",
+      "told tool_execution_end:e1",
+      "stored message",
+      "told message_end:toolResult:e1",
+      "stored message",
+      "told message_end:assistant",
+      "told agent_end",
+      "stored run_ended",
+    ]);
+  });
+});
+
+describe("a resumed run in virtual time (SPEC S5, L12)", () => {
+  it("L12 S5: with the in-memory store, a session stopped inside a tool batch resumes and finishes frame-exact under TestScheduler.run", () => {
+    const scheduler = newScheduler();
+    const store = new InMemorySessionStore({ now: () => scheduler.now() });
+    const replies: FauxReply[] = [{ content: [fauxToolCall("slow", {}, "a"), fauxToolCall("fast", {}, "b")] }, { content: "done" }];
+    const tools = [timerTool("slow", 30, "slow", { replay: "safe" }), timerTool("fast", 10)];
+    const stamped: string[] = [];
+    let resumed: Agent | undefined;
+    scheduler.run(() => {
+      const first = agentOn(store, { tools, replies, scheduler });
+      first.resume$().subscribe();
+      const running = first.prompt$("go").subscribe();
+      // Frame 25: `fast` (b) finished at 10 + its request's frames, `slow` (a) still runs. The
+      // journal as it is then is what a crash leaves; then the first process goes away.
+      scheduler.schedule(() => {
+        const copy = new InMemorySessionStore({ now: () => scheduler.now() });
+        const { token } = copy.acquire("s", { owner: "seed", ttlMs: 1 });
+        copy.append("s", store.load("s")!.entries, { expectedSeq: 0, token, ttlMs: 1 });
+        copy.release("s", token);
+        running.unsubscribe();
+        resumed = agentOn(copy, { tools, replies, scheduler, owner: "second" });
+        resumed.resume$().subscribe((e) => {
+          if (e.type !== "message_update") stamped.push(`${scheduler.now()} ${label(e)}`);
+        });
+      }, 25);
+    });
+    expect(stamped).toEqual([
+      "25 agent_start",
+      "25 turn_start",
+      "25 tool_execution_start:a",
+      // b finished before the crash: its recorded outcome, not a second run.
+      "25 tool_execution_start:b",
+      "25 tool_execution_end:b",
+      // a (replay: "safe") runs again: 30 frames from its restart.
+      "55 tool_execution_end:a",
+      "55 message_start:toolResult:a",
+      "55 message_end:toolResult:a",
+      "55 message_start:toolResult:b",
+      "55 message_end:toolResult:b",
+      "55 turn_end",
+      "55 turn_start",
+      "55 message_start:assistant",
+      "59 message_end:assistant",
+      "59 turn_end",
+      "59 agent_end",
+    ]);
+    expect(resumed!.state.messages.map((m) => (m as Message).role)).toEqual(["system", "user", "assistant", "toolResult", "toolResult", "assistant"]);
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * The SIGKILL sweep (SPEC S4, S5, S6): the crash scenario runs in a child process on the file
+ * store, killed with SIGKILL at every event index in turn (and right after each side effect of
+ * the `replay: "never"` tool); a fresh process then resumes it. Each time: nothing committed is
+ * lost or doubled, every tool call is answered exactly once, `charge` takes effect at most once,
+ * queued messages are delivered exactly once, and the finished transcript keeps the invariants.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildSync } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { replayJournal } from "../../src/session/session-image.js";
+import { FileSessionStore } from "../../src/session/stores/file-store.js";
+import { userTexts } from "./scenario.js";
+import { checkTranscript } from "./transcript-invariants.js";
+
+const root = mkdtempSync(join(tmpdir(), "rxagent-sigkill-"));
+const child = join(process.cwd(), "node_modules/.cache/rxagent-tests/crash-child.mjs");
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+beforeAll(() => {
+  // Bundled once: a child then starts in a fraction of the time tsx takes to compile it.
+  mkdirSync(join(process.cwd(), "node_modules/.cache/rxagent-tests"), { recursive: true });
+  buildSync({ entryPoints: [join(process.cwd(), "test/session/fixtures/crash-child.ts")], bundle: true, platform: "node", format: "esm", outfile: child, packages: "external", logLevel: "error" });
+});
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runChild(args: string[]): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    const process_ = spawn(process.execPath, [child, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    process_.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    process_.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    process_.on("error", reject);
+    process_.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** A kill point: an event index, or right after a side effect. */
+type KillPoint = { at: number } | { afterEffect: string };
+
+interface CaseResult {
+  point: string;
+  violations: string[];
+}
+
+async function crashAndResume(point: KillPoint, index: number, resumeKillAt?: number): Promise<CaseResult> {
+  const dir = join(root, `case-${index}`);
+  const effects = join(dir, "effects");
+  mkdirSync(dir, { recursive: true });
+  const name = "at" in point ? `event ${point.at}` : `after the effect of ${point.afterEffect}`;
+  const where = resumeKillAt === undefined ? name : `${name}, then the resume at event ${resumeKillAt}`;
+  const v: string[] = [];
+  const kill = "at" in point ? ["--kill-at", String(point.at)] : ["--kill-after-effect", point.afterEffect];
+  const fresh = await runChild(["--dir", dir, "--effects", effects, "--mode", "fresh", ...kill]);
+  if (fresh.signal !== "SIGKILL") v.push(`${where}: the first process was not killed (code ${fresh.code}, ${fresh.stdout.trim()} ${fresh.stderr.slice(0, 200)})`);
+  const store = new FileSessionStore({ directory: dir });
+  const atCrash = await store.load("crash");
+  const before = atCrash ? replayJournal(atCrash.entries) : undefined;
+  if (resumeKillAt !== undefined) {
+    const second = await runChild(["--dir", dir, "--effects", effects, "--mode", "resume", "--kill-at", String(resumeKillAt)]);
+    if (second.signal !== "SIGKILL" && !second.stdout.startsWith("done")) v.push(`${where}: the second process failed: ${second.stderr.slice(0, 300)}`);
+  }
+  const resumed = await runChild(["--dir", dir, "--effects", effects, "--mode", "resume"]);
+  if (!resumed.stdout.startsWith("done")) v.push(`${where}: the resume failed (code ${resumed.code}, signal ${resumed.signal}): ${resumed.stderr.slice(0, 400)}`);
+  const final = await store.load("crash");
+  if (!final) return { point: where, violations: [...v, `${where}: no journal after the resume`] };
+  const image = replayJournal(final.entries);
+  v.push(...checkTranscript(image.messages).map((s) => `${where}: ${s}`));
+  if (image.runOpen) v.push(`${where}: the run is still open after the resume (${resumed.stdout.trim()})`);
+  if (before && JSON.stringify(image.messages.slice(0, before.messages.length)) !== JSON.stringify(before.messages)) v.push(`${where}: committed messages changed`);
+  const effectLines = existsSync(effects) ? readFileSync(effects, "utf8").split("\n").filter(Boolean) : [];
+  for (const id of ["charge-1", "charge-2"]) if (effectLines.filter((e) => e === id).length > 1) v.push(`${where}: ${id} took effect ${effectLines.filter((e) => e === id).length} times`);
+  const queued = userTexts(final.entries.flatMap((e) => (e.type === "queued" ? [e.message] : [])));
+  const texts = userTexts(image.messages);
+  for (const text of ["steer-1", "follow-1"]) {
+    const expected = queued.includes(text) ? 1 : 0;
+    const got = texts.filter((t) => t === text).length;
+    if (got !== expected) v.push(`${where}: ${text} delivered ${got} times (queued: ${expected})`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return { point: where, violations: v };
+}
+
+/** Runs `cases` two at a time (the machine's cores). */
+async function inPool<T>(cases: (() => Promise<T>)[], width = 2): Promise<T[]> {
+  const results: T[] = new Array(cases.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < cases.length) {
+      const index = next++;
+      results[index] = await cases[index]!();
+    }
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+  return results;
+}
+
+describe("SIGKILL at every event index, then a fresh process resumes (SPEC S5, S6)", () => {
+  it("S5: the scenario survives a kill at each of its events and after each side effect", { timeout: 600_000 }, async () => {
+    const dir = join(root, "uncut");
+    mkdirSync(dir);
+    const uncut = await runChild(["--dir", dir, "--effects", join(dir, "effects")]);
+    expect(uncut.stdout).toMatch(/^done \d+/);
+    const events = Number(uncut.stdout.split(" ")[1]);
+    expect(events).toBeGreaterThan(50);
+    const points: KillPoint[] = [...Array.from({ length: events }, (_, at) => ({ at })), { afterEffect: "charge-1" }, { afterEffect: "charge-2" }];
+    const results = await inPool(points.map((point, index) => () => crashAndResume(point, index)));
+    expect(results.length).toBe(events + 2);
+    expect(results.flatMap((r) => r.violations)).toEqual([]);
+  });
+
+  it("S5: a resume killed in turn is resumed again (sampled double crashes)", { timeout: 300_000 }, async () => {
+    const doubles: [KillPoint, number][] = [
+      [{ afterEffect: "charge-1" }, 3],
+      [{ at: 20 }, 5],
+      [{ at: 35 }, 2],
+      [{ afterEffect: "charge-2" }, 1],
+      [{ at: 60 }, 4],
+    ];
+    const results = await inPool(doubles.map(([point, resumeAt], index) => () => crashAndResume(point, 1000 + index, resumeAt)));
+    expect(results.flatMap((r) => r.violations)).toEqual([]);
+  });
+});
