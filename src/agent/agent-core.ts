@@ -26,7 +26,7 @@ import { andThen } from "../rx/maybe-async.js";
 import { checkSessionOptions, openSession, type OpenedSession, type SessionOptions } from "../session/open-session.js";
 import { planResume } from "../session/resume-plan.js";
 import { SessionRecorder } from "../session/session-recorder.js";
-import type { ReplayPolicy } from "../session/journal-entry.js";
+import { JOURNAL_VERSION, type ReplayPolicy } from "../session/journal-entry.js";
 
 export type { AgentListener } from "./listener-barrier.js";
 
@@ -429,7 +429,10 @@ export class Agent {
     this.queues.observer = recorder;
     this.store.onReplaced = (messages) => recorder.replaced(messages);
     this.sessionState = "open";
-    if (!image) void session.writer.write([{ type: "created", at: this.now(), sessionId: session.lease.sessionId }, { type: "transcript", at: this.now(), messages: this.store.transcript.slice() }]);
+    if (!image) {
+      const at = this.now();
+      void session.writer.write({ v: JOURNAL_VERSION, seq: 0, type: "created", at, sessionId: session.lease.sessionId }, { v: JOURNAL_VERSION, seq: 0, type: "transcript", at, messages: this.store.transcript.slice() });
+    }
     for (const name of ["steering", "followUp"] as const) {
       for (const message of early[name]) {
         this.queues.queue(name).enqueue(message);

@@ -1,6 +1,7 @@
 /**
- * How an `Agent` runs the loop (SPEC A4–A6, L11): one run at a time, every event reduced into
- * the state first, then told to `events$`, then to the listeners, whom the loop waits for.
+ * How an `Agent` runs the loop (SPEC A4–A6, L11, S6): one run at a time, every event journaled
+ * first when there is a session, then reduced into the state, then told to `events$`, then to
+ * the listeners, whom the loop waits for.
  *
  * @module
  */
@@ -91,7 +92,8 @@ export class AgentRunner {
    * `agent_end` the run is over, so a failure there is recorded in `errorMessage` instead.
    */
   private process(event: AgentEvent, run: ActiveRun): void | Observable<unknown> {
-    this.store.reduce(event);
+    // With a session, the event's entry is on record first (SPEC S6): the state never shows
+    // what a crash would lose.
     const written = this.recorder?.record(event);
     if (!written) return this.tell(event, run);
     return written.pipe(
@@ -102,8 +104,9 @@ export class AgentRunner {
     );
   }
 
-  /** `events$`, then the listeners. */
+  /** The state, then `events$`, then the listeners. */
   private tell(event: AgentEvent, run: ActiveRun): void | Observable<unknown> {
+    this.store.reduce(event);
     this.events.next(event);
     const outcome = this.listeners.notify(event, run.signal);
     const settle = event.type === "agent_end" ? (failed: Failure | undefined) => this.recordEndFailure(failed) : throwFailure;

@@ -108,8 +108,6 @@ export type JournalEntry =
   | ToolStartedEntry
   | ToolEndedEntry;
 
-/** An entry before the journal numbers it. */
-export type NewJournalEntry = JournalEntry extends infer E ? (E extends JournalEntry ? Omit<E, "v" | "seq"> : never) : never;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 const isQueue = (value: unknown): value is JournalQueue => value === "steering" || value === "followUp";

@@ -8,7 +8,7 @@
  */
 import { filter, isObservable, map, type Observable, Subject, take, throwError } from "rxjs";
 import { maybeAsync } from "../rx/maybe-async.js";
-import { JOURNAL_VERSION, type JournalEntry, type NewJournalEntry } from "./journal-entry.js";
+import type { JournalEntry } from "./journal-entry.js";
 import type { SessionStore } from "./session-store.js";
 
 /**
@@ -50,13 +50,17 @@ export class JournalWriter {
   }
 
   /**
-   * Numbers `entries` and appends them after everything written before.
+   * Numbers `entries` (their `seq` is set here; the writer owns them from now on) and appends
+   * them after everything written before.
    * @return `undefined` once they are durable, else an Observable that completes when they are
    *   (and errors when they, or an earlier write, failed).
    */
-  write(entries: readonly NewJournalEntry[]): void | Observable<void> {
+  write(...entries: JournalEntry[]): void | Observable<void> {
     if (this.failed !== undefined) return throwError(() => this.failed);
-    for (const entry of entries) this.waiting.push({ ...entry, v: JOURNAL_VERSION, seq: ++this.seq } as JournalEntry);
+    for (const entry of entries) {
+      (entry as { seq: number }).seq = ++this.seq;
+      this.waiting.push(entry);
+    }
     if (!this.inFlight) this.flush();
     return this.whenDurable(this.seq);
   }

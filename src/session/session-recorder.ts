@@ -7,9 +7,12 @@
  */
 import type { Observable } from "rxjs";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
-import type { JournalQueue, ReplayPolicy } from "./journal-entry.js";
+import { JOURNAL_VERSION, type JournalQueue, type ReplayPolicy } from "./journal-entry.js";
 import type { JournalWriter } from "./journal-writer.js";
 import type { QueuedMessage } from "./session-image.js";
+
+/** The format version, short: every entry here is written with it (its `seq` is the writer's to set). */
+const v = JOURNAL_VERSION;
 
 /** Where a queued message came from: its queue and the seq of its `queued` entry. */
 interface Origin {
@@ -40,23 +43,23 @@ export class SessionRecorder {
   }
 
   enqueued(queue: JournalQueue, message: AgentMessage): void {
-    void this.writer.write([{ type: "queued", at: this.now(), queue, message }]);
+    void this.writer.write({ v, seq: 0, type: "queued", at: this.now(), queue, message });
     this.queued.set(message, { queue, seq: this.writer.seq });
   }
 
   took(queue: JournalQueue, messages: readonly AgentMessage[]): void {
     const entries = this.forget(messages, (message, origin) => this.taken.push({ message, origin }));
-    if (entries.length > 0) void this.writer.write([{ type: "taken", at: this.now(), queue, entries }]);
+    if (entries.length > 0) void this.writer.write({ v, seq: 0, type: "taken", at: this.now(), queue, entries });
   }
 
   cleared(queue: JournalQueue, messages: readonly AgentMessage[]): void {
     const entries = this.forget(messages);
-    if (entries.length > 0) void this.writer.write([{ type: "cleared", at: this.now(), queue, entries }]);
+    if (entries.length > 0) void this.writer.write({ v, seq: 0, type: "cleared", at: this.now(), queue, entries });
   }
 
   /** The transcript was replaced as a whole. */
   replaced(messages: readonly AgentMessage[]): void {
-    void this.writer.write([{ type: "transcript", at: this.now(), messages }]);
+    void this.writer.write({ v, seq: 0, type: "transcript", at: this.now(), messages });
   }
 
   /**
@@ -67,16 +70,16 @@ export class SessionRecorder {
     const at = this.now();
     switch (event.type) {
       case "agent_start":
-        return this.writer.write([{ type: "run_started", at }]);
+        return this.writer.write({ v, seq: 0, type: "run_started", at });
       case "message_end": {
         const delivers = this.delivered(event.message);
-        return this.writer.write([delivers === undefined ? { type: "message", at, message: event.message } : { type: "message", at, message: event.message, delivers }]);
+        return this.writer.write(delivers === undefined ? { v, seq: 0, type: "message", at, message: event.message } : { v, seq: 0, type: "message", at, message: event.message, delivers });
       }
       case "tool_execution_start":
-        return this.writer.write([{ type: "tool_started", at, toolCallId: event.toolCallId, toolName: event.toolName, replay: this.replayOf(event.toolName) }]);
+        return this.writer.write({ v, seq: 0, type: "tool_started", at, toolCallId: event.toolCallId, toolName: event.toolName, replay: this.replayOf(event.toolName) });
       case "tool_execution_end": {
         const { toolCallId, toolName, result, isError, durationMs } = event;
-        return this.writer.write([durationMs === undefined ? { type: "tool_ended", at, toolCallId, toolName, result, isError } : { type: "tool_ended", at, toolCallId, toolName, result, isError, durationMs }]);
+        return this.writer.write(durationMs === undefined ? { v, seq: 0, type: "tool_ended", at, toolCallId, toolName, result, isError } : { v, seq: 0, type: "tool_ended", at, toolCallId, toolName, result, isError, durationMs });
       }
       default:
         return undefined;
@@ -87,7 +90,7 @@ export class SessionRecorder {
   runEnded(errorMessage: string | undefined): void | Observable<void> {
     // A poll's messages the run never committed are queued again by a resume; here they are gone.
     this.taken = [];
-    return this.writer.write([errorMessage === undefined ? { type: "run_ended", at: this.now() } : { type: "run_ended", at: this.now(), errorMessage }]);
+    return this.writer.write(errorMessage === undefined ? { v, seq: 0, type: "run_ended", at: this.now() } : { v, seq: 0, type: "run_ended", at: this.now(), errorMessage });
   }
 
   private forget(messages: readonly AgentMessage[], each?: (message: AgentMessage, origin: Origin) => void): number[] {

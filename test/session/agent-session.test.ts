@@ -162,20 +162,30 @@ function laterStore(log: string[]): SessionStore {
 }
 
 describe("entries are on record before anyone is told (SPEC S6)", () => {
-  it("S6: with a store that answers later, events$ and listeners see each event only after its entry is stored, and a tool runs after its start is", async () => {
+  it("S6: with a store that answers later, the state, events$ and listeners show each event only after its entry is stored, and a tool runs after its start is", async () => {
     const log: string[] = [];
+    let shownBefore = 0;
     const tool: AgentTool = { ...echo, execute: (_id, params: { text?: string }) => (log.push("tool runs"), { content: [{ type: "text", text: params.text ?? "" }] }) };
     const agent = agentOn(laterStore(log), { tools: [tool] });
     agent.events$.pipe(filter((e) => e.type !== "message_update" && e.type !== "message_start" && e.type !== "turn_start" && e.type !== "turn_end")).subscribe((e) => log.push(`told ${label(e)}`));
+    // The state shows a committed message only once it is stored.
+    agent.state$.subscribe((state) => {
+      const shown = state.messages.length;
+      if (shown > shownBefore) log.push(`shows ${shown - 1 === 0 ? "system" : (state.messages[shown - 1] as Message).role}`);
+      shownBefore = shown;
+    });
     await agent.resume();
     await agent.prompt("go");
     expect(log).toEqual([
+      "shows system",
       "stored created+transcript",
       "stored run_started",
       "told agent_start",
       "stored message",
+      "shows user",
       "told message_end:user",
       "stored message",
+      "shows assistant",
       "told message_end:assistant",
       "stored tool_started",
       "told tool_execution_start:e1",
@@ -183,8 +193,10 @@ describe("entries are on record before anyone is told (SPEC S6)", () => {
       "stored tool_ended",
       "told tool_execution_end:e1",
       "stored message",
+      "shows toolResult",
       "told message_end:toolResult:e1",
       "stored message",
+      "shows assistant",
       "told message_end:assistant",
       "told agent_end",
       "stored run_ended",

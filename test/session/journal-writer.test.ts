@@ -4,7 +4,7 @@
  */
 import { Observable, Subject } from "rxjs";
 import { describe, expect, it } from "vitest";
-import type { JournalEntry } from "../../src/session/journal-entry.js";
+import { JOURNAL_VERSION, type JournalEntry } from "../../src/session/journal-entry.js";
 import { JournalWriter } from "../../src/session/journal-writer.js";
 import { SessionFencedError } from "../../src/session/session-errors.js";
 import type { AppendCondition, SessionStore } from "../../src/session/session-store.js";
@@ -45,15 +45,16 @@ function slowStore(): { store: SessionStore; answer: () => void; appends: Journa
   return { store, answer: () => pending.shift()!.next(0), appends, maxInFlight: () => max };
 }
 
-const note = (n: number) => ({ type: "run_started" as const, at: n });
+const note = (n: number): JournalEntry => ({ v: JOURNAL_VERSION, seq: 0, type: "run_started", at: n });
+const createdEntry = (): JournalEntry => ({ v: JOURNAL_VERSION, seq: 0, type: "created", at: 0, sessionId: "s" });
 
 describe("JournalWriter (SPEC S2, S6)", () => {
   it("S6: a synchronous store is written synchronously: nothing to wait for", () => {
     const store = new InMemorySessionStore();
     const { token } = store.acquire("s", { owner: "a", ttlMs: 1000 });
     const writer = new JournalWriter(store, "s", token, 1000, 0);
-    expect(writer.write([{ type: "created", at: 0, sessionId: "s" }])).toBeUndefined();
-    expect(writer.write([note(1), note(2)])).toBeUndefined();
+    expect(writer.write(createdEntry())).toBeUndefined();
+    expect(writer.write(note(1), note(2))).toBeUndefined();
     expect(store.load("s")!.entries.map((e) => e.seq)).toEqual([1, 2, 3]);
   });
 
@@ -61,14 +62,14 @@ describe("JournalWriter (SPEC S2, S6)", () => {
     const { store, answer, appends, maxInFlight } = slowStore();
     const { token } = store.acquire("s", { owner: "a", ttlMs: 1000 }) as { token: number };
     const writer = new JournalWriter(store, "s", token, 1000, 0);
-    const first = writer.write([{ type: "created", at: 0, sessionId: "s" }]) as Observable<void>;
+    const first = writer.write(createdEntry()) as Observable<void>;
     // Released by the first append, this writes twice at once: the first of those starts an
     // append, the second must wait for it.
     first.subscribe(() => {
-      writer.write([note(2)]);
-      writer.write([note(3)]);
+      writer.write(note(2));
+      writer.write(note(3));
     });
-    writer.write([note(1)]);
+    writer.write(note(1));
     answer();
     answer();
     answer();
@@ -82,12 +83,12 @@ describe("JournalWriter (SPEC S2, S6)", () => {
     const old = store.acquire("s", { owner: "a", ttlMs: 1000 }) as { token: number };
     const writer = new JournalWriter(store, "s", old.token, 1000, 0);
     const errors: unknown[] = [];
-    (writer.write([{ type: "created", at: 0, sessionId: "s" }]) as Observable<void>).subscribe({ error: (e: unknown) => errors.push(e) });
+    (writer.write(createdEntry()) as Observable<void>).subscribe({ error: (e: unknown) => errors.push(e) });
     store.acquire("s", { owner: "b", ttlMs: 1000, takeover: true });
     answer();
     expect(errors[0]).toBeInstanceOf(SessionFencedError);
     expect(writer.error).toBe(errors[0]);
-    (writer.write([note(1)]) as Observable<void>).subscribe({ error: (e: unknown) => errors.push(e) });
+    (writer.write(note(1)) as Observable<void>).subscribe({ error: (e: unknown) => errors.push(e) });
     expect(errors).toHaveLength(2);
     expect(appends).toHaveLength(1);
   });

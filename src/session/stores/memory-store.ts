@@ -10,6 +10,7 @@ import { checkAppend, grantLease, type LeaseRecord } from "../lease-rules.js";
 import type { AcquireLease, AppendCondition, LoadedJournal, SessionLease, SessionStore, SessionSummary } from "../session-store.js";
 
 interface Held {
+  /** The entries as given: copying each on append would double the per-turn cost of a run. */
   entries: JournalEntry[];
   lease: LeaseRecord | undefined;
   updatedAt: number;
@@ -22,8 +23,11 @@ export interface InMemorySessionStoreOptions {
 }
 
 /**
- * Journals in a `Map`, copied in and out (`structuredClone`), so nothing the app holds shares
- * state with the store. Every method answers synchronously.
+ * Journals in a `Map`. Every method answers synchronously. `append` keeps the entries it is
+ * given, without a copy (the Agent never changes an entry or a committed message after writing
+ * it; an app that changes a committed message in place changes it here too, as in the Agent's
+ * own transcript); `load` gives back JSON copies, so what comes back shares nothing with the
+ * store and is what a file or a database would give back.
  *
  * @example
  * ```ts
@@ -42,13 +46,13 @@ export class InMemorySessionStore implements SessionStore {
 
   load(id: string): LoadedJournal | undefined {
     const held = this.sessions.get(id);
-    return held && held.entries.length > 0 ? { entries: structuredClone(held.entries) } : undefined;
+    return held && held.entries.length > 0 ? { entries: JSON.parse(JSON.stringify(held.entries)) as JournalEntry[] } : undefined;
   }
 
   append(id: string, entries: readonly JournalEntry[], condition: AppendCondition): number {
     const held = this.held(id);
     checkAppend(id, held.lease, held.entries.length, entries, condition);
-    for (const entry of entries) held.entries.push(structuredClone(entry));
+    for (const entry of entries) held.entries.push(entry);
     const now = this.now();
     held.updatedAt = now;
     if (held.lease) held.lease.expiresAt = now + condition.ttlMs;
