@@ -10,7 +10,7 @@
  * the root) when dist/ is missing. Every workload runs in fresh child processes; see
  * workers/*.mjs for how each figure is taken.
  */
-import { execFileSync, execSync } from "node:child_process";
+import { execFileSync, execSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -174,6 +174,64 @@ const memoryResults = {
   longRun: sizes.longRuns.map((turns) => ({ size: turns, variants: memory("agent", "long-run", turns, memoryReps) })),
 };
 
+// ── durable sessions ─────────────────────────────────────────────────────────────────────
+/**
+ * The long run on rxagent's Agent (native Observable provider) with each session store, against
+ * the same Agent with none: fresh processes, the stores' order rotating each round. The stores
+ * that wait for a disk or a server per entry run at the smallest size only (their cost is per
+ * entry, so it is flat by construction, and 16 000 turns would take minutes).
+ */
+async function sessions() {
+  const pg = await startBenchPostgres();
+  try {
+    const plan = quick
+      ? [{ turns: 500, stores: ["none", "memory", "file-grouped", "file-fsync", "postgres"], rounds: 2 }]
+      : [
+          { turns: 1_000, stores: ["none", "memory", "file-grouped", "file-fsync", "postgres"], rounds: 5 },
+          { turns: 4_000, stores: ["none", "memory", "file-grouped"], rounds: 5 },
+          { turns: 16_000, stores: ["none", "memory", "file-grouped"], rounds: 5 },
+        ];
+    return plan.map(({ turns, stores, rounds }) => {
+      log(`sessions ${turns} turns: ${stores.join(", ")} (${rounds} rounds, one fresh process per store per round, rotating)`);
+      const raw = Object.fromEntries(stores.map((store) => [store, { wall: [], cpu: [], loadMs: [], messages: undefined }]));
+      for (let round = 0; round < rounds; round++) {
+        for (const store of stores.map((_, i) => stores[(i + round) % stores.length])) {
+          // A store that waits for the disk or the server per entry warms up once: its cost is that wait.
+          const warmup = store === "file-fsync" || store === "postgres" ? 1 : 4;
+          const r = node(["workers/sessions.mjs", JSON.stringify({ store, turns, runs: 1, warmup, pgUrl: pg.url })]);
+          raw[store].wall.push(...r.wall);
+          raw[store].cpu.push(...r.cpu);
+          if (r.load) {
+            raw[store].loadMs.push(r.load.ms);
+            raw[store].messages = r.load.messages;
+          }
+        }
+      }
+      const out = {};
+      for (const [store, r] of Object.entries(raw)) {
+        out[store] = { wallMs: summary(r.wall.map((v) => round(v, 3))), cpuMs: summary(r.cpu.map((v) => round(v, 3))) };
+        if (r.loadMs.length > 0) out[store].load = { ms: summary(r.loadMs.map((v) => round(v, 3))), messages: r.messages };
+      }
+      return { turns, stores: out };
+    });
+  } finally {
+    pg.stop();
+  }
+}
+
+/** The embedded PostgreSQL of the test suite, in a child process for the session runs (or RXAGENT_PG_URL). */
+async function startBenchPostgres() {
+  if (process.env.RXAGENT_PG_URL) return { url: process.env.RXAGENT_PG_URL, stop: () => undefined };
+  log("starting an embedded PostgreSQL for the session store runs");
+  const child = spawn(process.execPath, ["--import", "tsx", "lib/postgres-server.ts"], { cwd: benchDir, stdio: ["ignore", "pipe", "inherit"] });
+  const line = await new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the PostgreSQL server process exited (${code}) before it was ready`)));
+    child.stdout.once("data", (chunk) => resolve(String(chunk)));
+  });
+  return { url: JSON.parse(line).url, stop: () => child.kill("SIGTERM") };
+}
+const sessionResults = await sessions();
+
 // ── size and start-up ────────────────────────────────────────────────────────────────────
 log("bundle sizes (esbuild)");
 const sizeResults = node(["workers/size.mjs"]);
@@ -241,10 +299,41 @@ for (const { label, entry } of memoryEntries) {
     );
   }
 }
+// Durable sessions: each store's per-turn cost against no store, flatness, and load time.
+const STORE_LABEL = { memory: "InMemorySessionStore", "file-grouped": "FileSessionStore, fsync every 50 ms", "file-fsync": "FileSessionStore, fsync per append", postgres: "PostgresSessionStore (embedded server, loopback)" };
+for (const entry of sessionResults) {
+  const none = entry.stores.none.wallMs.median;
+  for (const [store, r] of Object.entries(entry.stores)) {
+    if (store === "none") continue;
+    const value = round(r.wallMs.median / none, 2);
+    const perTurn = round(((r.wallMs.median - none) * 1000) / entry.turns, 1);
+    target(`Session overhead at ${entry.turns} turns, ${STORE_LABEL[store]}: run time ÷ no store`, value, store === "memory" ? "≤ 1.1×" : "reported", store === "memory" ? value <= 1.1 : true, `${perTurn} µs more per turn (4 journal entries a turn); CPU ratio ${round(r.cpuMs.median / entry.stores.none.cpuMs.median, 2)}`);
+  }
+}
+{
+  const first = sessionResults[0];
+  const last = sessionResults.at(-1);
+  if (first !== last) {
+    const perTurn = (entry) => (entry.stores.memory.wallMs.median * 1000) / entry.turns;
+    const growth = round(perTurn(last) / perTurn(first), 2);
+    target(`Flat per turn with InMemorySessionStore: µs/turn at ${last.turns} ÷ at ${first.turns}`, growth, "≤ 1.25", growth <= 1.25, `${round(perTurn(first), 1)} → ${round(perTurn(last), 1)} µs/turn`);
+    for (const store of ["memory", "file-grouped"]) {
+      const per1000 = (entry) => (entry.stores[store].load.ms.median * 1000) / entry.stores[store].load.messages;
+      const linear = round(per1000(last) / per1000(first), 2);
+      target(
+        `Load time of a session, ${STORE_LABEL[store]}: ms per 1 000 messages at ${last.turns} turns ÷ at ${first.turns}`,
+        linear,
+        "≤ 1.25 (linear)",
+        linear <= 1.25,
+        sessionResults.map((e) => `${e.turns} turns (${e.stores[store].load.messages} messages): ${fmt(e.stores[store].load.ms.median)} ms, ${fmt(per1000(e), 2)} ms per 1 000`).join("; "),
+      );
+    }
+  }
+}
 target("Size, rxagent own code (min+gz)", `${sizeResults.rxagentOwn.gzipped} B`, "≤ 10 KB (10 240 B)", sizeResults.rxagentOwn.gzipped <= 10_240, `reference core: ${sizeResults.reference.gzipped} B`);
 
 // ── output ───────────────────────────────────────────────────────────────────────────────
-const results = { provenance, machine, method: methodNotes(), timings, memory: memoryResults, size: sizeResults, coldImport: importResults, targets };
+const results = { provenance, machine, method: methodNotes(), timings, memory: memoryResults, sessions: sessionResults, size: sizeResults, coldImport: importResults, targets };
 if (quick) {
   log("quick run: results not written");
   console.log(renderMarkdown(results));
@@ -337,7 +426,22 @@ function renderMarkdown(r) {
     }
   }
   p();
-  p("## 5. Size and start-up");
+  if (r.sessions) {
+    p("## 5. Durable sessions: the long run on rxagent's Agent (native Observable provider) with each session store");
+    p();
+    p("| Turns | Store | Median | Min – max | Runs | ÷ no store | µs per turn | Load (`resume()` of that session) |");
+    p("|---|---|---|---|---|---|---|---|");
+    const names = { none: "no session", memory: "InMemorySessionStore", "file-grouped": "FileSessionStore, fsync every 50 ms", "file-fsync": "FileSessionStore, fsync per append", postgres: "PostgresSessionStore (loopback)" };
+    for (const entry of r.sessions) {
+      const none = entry.stores.none.wallMs.median;
+      for (const [store, x] of Object.entries(entry.stores)) {
+        const load = x.load ? `${fmt(x.load.ms.median)} ms for ${x.load.messages.toLocaleString("en")} messages (${fmt((x.load.ms.median * 1000) / x.load.messages, 2)} ms per 1 000)` : "";
+        p(`| ${entry.turns.toLocaleString("en")} | ${names[store]} | ${fmt(x.wallMs.median)} ms | ${fmt(x.wallMs.min)} – ${fmt(x.wallMs.max)} ms | ${x.wallMs.runs} | ${store === "none" ? "1" : `**${fmt(x.wallMs.median / none, 2)}×**`} | ${fmt((x.wallMs.median * 1000) / entry.turns, 1)} | ${load} |`);
+      }
+    }
+    p();
+  }
+  p(`## ${r.sessions ? 6 : 5}. Size and start-up`);
   p();
   p("| Bundle (Agent + agentLoop, esbuild --minify, browser ESM) | Minified | Min + gzip |");
   p("|---|---|---|");

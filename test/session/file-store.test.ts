@@ -4,7 +4,7 @@
  * process, and the durability policies.
  */
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -81,14 +81,12 @@ describe("file store: what a crash or a bad file leaves (SPEC S4)", () => {
     await journalOf(store, "s", 1);
     const lock = join(store.directory, "s.lock");
     const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
-    mkdirSync(lock);
-    writeFileSync(join(lock, "pid"), dead.stdout);
+    writeFileSync(lock, dead.stdout);
     expect((await store.acquire("s", { owner: "next", ttlMs: 1000, takeover: true })).token).toBe(2);
     expect(existsSync(lock)).toBe(false);
-    mkdirSync(lock);
-    writeFileSync(join(lock, "pid"), String(process.ppid));
+    writeFileSync(lock, String(process.ppid));
     expect(((await failure(() => store.acquire("s", { owner: "x", ttlMs: 1000, takeover: true }))) as Error).message).toContain("has been held for over 300 ms");
-    rmSync(lock, { recursive: true });
+    rmSync(lock);
   });
 
   it("S2: ids that are not file names are kept apart and listed by their own name", async () => {

@@ -9,8 +9,8 @@
  *
  * @module
  */
-import { constants } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { closeSync, constants, fdatasync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, writeFileSync } from "node:fs";
+import { mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { checkJournal, type JournalEntry } from "../journal-entry.js";
 import { checkAppend, grantLease, type LeaseRecord } from "../lease-rules.js";
@@ -72,6 +72,8 @@ export class FileSessionStore implements SessionStore {
   /** Per file: what this process last saw (size and last seq), so an append need not read the file. */
   private readonly seen = new Map<string, { size: number; seq: number }>();
   private readonly pendingSync = new Map<string, NodeJS.Timeout>();
+  /** Per lease file: what it held when its stat read `version`. */
+  private readonly leases = new Map<string, { version: string; lease: LeaseRecord }>();
 
   constructor(options: FileSessionStoreOptions) {
     if (!options || typeof options.directory !== "string" || options.directory === "") throw new TypeError("FileSessionStore needs a directory.");
@@ -92,23 +94,25 @@ export class FileSessionStore implements SessionStore {
     await this.prepare();
     const name = fileNameOf(id);
     return this.locked(name, async () => {
-      const lease = await this.readLease(name);
+      const lease = this.readLease(name);
       const { seq, size } = await this.tail(id, name);
       checkAppend(id, lease, seq, entries, condition);
       const text = entries.map((entry) => JSON.stringify(entry)).join("\n") + "\n";
-      const file = await open(this.path(name, SUFFIX), constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND);
+      // The small steps are synchronous system calls: an asynchronous one costs a trip through
+      // libuv's thread pool, several times the call itself. Only the wait for the disk is not.
+      const fd = openSync(this.path(name, SUFFIX), constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND);
       try {
-        await file.write(text);
-        if (this.durability === "fsync") await file.datasync();
+        writeSync(fd, text);
+        if (this.durability === "fsync") await new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
       } finally {
-        await file.close();
+        closeSync(fd);
       }
       this.scheduleSync(name);
       const last = seq + entries.length;
       this.seen.set(name, { size: size + Buffer.byteLength(text), seq: last });
       // Renewed when half of it is gone: a lease write per append would double the appends' cost.
       const now = this.now();
-      if (lease && lease.expiresAt - now < condition.ttlMs / 2) await this.writeLease(name, { ...lease, expiresAt: now + condition.ttlMs });
+      if (lease && lease.expiresAt - now < condition.ttlMs / 2) this.writeLease(name, { ...lease, expiresAt: now + condition.ttlMs });
       return last;
     });
   }
@@ -117,8 +121,8 @@ export class FileSessionStore implements SessionStore {
     await this.prepare();
     const name = fileNameOf(id);
     return this.locked(name, async () => {
-      const lease = grantLease(id, await this.readLease(name), request, this.now());
-      await this.writeLease(name, { owner: lease.owner, token: lease.token, expiresAt: lease.expiresAt });
+      const lease = grantLease(id, this.readLease(name), request, this.now());
+      this.writeLease(name, { owner: lease.owner, token: lease.token, expiresAt: lease.expiresAt });
       return lease;
     });
   }
@@ -127,8 +131,8 @@ export class FileSessionStore implements SessionStore {
     await this.prepare();
     const name = fileNameOf(id);
     await this.locked(name, async () => {
-      const lease = await this.readLease(name);
-      if (lease && lease.token === token) await this.writeLease(name, { ...lease, expiresAt: 0 });
+      const lease = this.readLease(name);
+      if (lease && lease.token === token) this.writeLease(name, { ...lease, expiresAt: 0 });
     });
   }
 
@@ -152,8 +156,8 @@ export class FileSessionStore implements SessionStore {
     await this.locked(name, async () => {
       await rm(this.path(name, SUFFIX), { force: true });
       // The lease stays, expired, with its last token: a writer from before is still fenced out (SPEC S3).
-      const lease = await this.readLease(name);
-      if (lease) await this.writeLease(name, { ...lease, expiresAt: 0 });
+      const lease = this.readLease(name);
+      if (lease) this.writeLease(name, { ...lease, expiresAt: 0 });
       this.seen.delete(name);
     });
   }
@@ -178,7 +182,12 @@ export class FileSessionStore implements SessionStore {
 
   /** The last seq and the size of the complete lines; the file is read only when another process wrote to it. */
   private async tail(id: string, name: string): Promise<{ seq: number; size: number }> {
-    const size = await stat(this.path(name, SUFFIX)).then((s) => s.size, (error: unknown) => (isMissing(error) ? 0 : Promise.reject(error)));
+    let size = 0;
+    try {
+      size = statSync(this.path(name, SUFFIX)).size;
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
     const seen = this.seen.get(name);
     if (seen && seen.size === size) return seen;
     const scan = await this.scan(id);
@@ -223,21 +232,31 @@ export class FileSessionStore implements SessionStore {
     return { entries: checkJournal(records, id), size: Buffer.byteLength(text.slice(0, end)), tornBytes: Buffer.byteLength(text.slice(end)) };
   }
 
-  private async readLease(name: string): Promise<LeaseRecord | undefined> {
+  /** The lease file, read again only when it changed (another process wrote it): one `stat` per append. */
+  private readLease(name: string): LeaseRecord | undefined {
+    const path = this.path(name, ".lease");
+    let version: string;
     try {
-      return JSON.parse(await readFile(this.path(name, ".lease"), "utf8")) as LeaseRecord;
+      const { mtimeMs, size, ino } = statSync(path);
+      version = `${mtimeMs}:${size}:${ino}`;
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
     }
+    const cached = this.leases.get(name);
+    if (cached && cached.version === version) return { ...cached.lease };
+    const lease = JSON.parse(readFileSync(path, "utf8")) as LeaseRecord;
+    this.leases.set(name, { version, lease: { ...lease } });
+    return lease;
   }
 
   /** Written to a temporary file and renamed over the lease: a crash leaves the old one or the new one. */
-  private async writeLease(name: string, lease: LeaseRecord): Promise<void> {
+  private writeLease(name: string, lease: LeaseRecord): void {
     const path = this.path(name, ".lease");
     const temporary = `${path}.${process.pid}.tmp`;
-    await writeFile(temporary, JSON.stringify(lease));
-    await rename(temporary, path);
+    writeFileSync(temporary, JSON.stringify(lease));
+    renameSync(temporary, path);
+    this.leases.delete(name);
   }
 
   private scheduleSync(name: string): void {
@@ -261,49 +280,62 @@ export class FileSessionStore implements SessionStore {
     }
   }
 
-  /** Runs `work` holding the session's lock directory; a lock left by a dead process is broken. */
+  /** Runs `work` holding the session's lock file (created with `O_EXCL`, it holds the pid); a lock whose process died is broken. */
   private async locked<T>(name: string, work: () => Promise<T>): Promise<T> {
     const lock = this.path(name, ".lock");
     const deadline = Date.now() + this.lockTimeoutMs;
     for (let attempt = 0; ; attempt++) {
       try {
-        await mkdir(lock);
+        const fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
+        try {
+          writeSync(fd, String(process.pid));
+        } finally {
+          closeSync(fd);
+        }
         break;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-        if (await this.brokeStaleLock(lock)) continue;
+        if (this.brokeStaleLock(lock)) continue;
         if (Date.now() > deadline) throw new Error(`FileSessionStore: the lock ${lock} has been held for over ${this.lockTimeoutMs} ms.`);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(2 + attempt, 20)));
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1 + attempt, 20)));
       }
     }
     try {
-      await writeFile(join(lock, "pid"), String(process.pid));
       return await work();
     } finally {
-      await rm(lock, { recursive: true, force: true });
+      unlinkSync(lock);
     }
   }
 
   /** A lock whose owner process is gone (it was killed holding it) is removed. */
-  private async brokeStaleLock(lock: string): Promise<boolean> {
-    let pid: number;
+  private brokeStaleLock(lock: string): boolean {
+    let text: string;
+    let age: number;
     try {
-      pid = Number(await readFile(join(lock, "pid"), "utf8"));
-    } catch {
-      // No pid yet: just created by a live process, or left by one killed before writing it.
-      const created = await stat(lock).then((s) => s.mtimeMs, () => Date.now());
-      if (Date.now() - created < 1000) return false;
-      await rm(lock, { recursive: true, force: true });
-      return true;
+      text = readFileSync(lock, "utf8");
+      age = Date.now() - statSync(lock).mtimeMs;
+    } catch (error) {
+      // Gone already: the holder let go; try again.
+      return isMissing(error);
     }
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+    const pid = Number(text);
+    // No pid yet: just created by a live process, or left by one killed before it wrote it.
+    if (text === "" || !Number.isInteger(pid) || pid <= 0) return age > 1000 ? this.removeLock(lock) : false;
+    if (pid === process.pid) return false;
     try {
       process.kill(pid, 0);
       return false;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ESRCH") return false;
-      await rm(lock, { recursive: true, force: true });
-      return true;
+      return (error as NodeJS.ErrnoException).code === "ESRCH" ? this.removeLock(lock) : false;
     }
+  }
+
+  private removeLock(lock: string): boolean {
+    try {
+      unlinkSync(lock);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+    return true;
   }
 }
