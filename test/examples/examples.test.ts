@@ -30,6 +30,7 @@ describe.concurrent("examples/", () => {
       "permissions.ts",
       "session-file.ts",
       "session-memory.ts",
+      "session-postgres.ts",
       "steering-and-follow-up.ts",
       "testing-your-agent.ts",
       "transform-context.ts",
@@ -81,6 +82,21 @@ describe.concurrent("examples/", () => {
       "toolResult interrupted: the process stopped while this tool ran; it may or may not have taken effect",
       "assistant  Done:",
     ]);
+  });
+
+  it("session-postgres: two pools share a session; the second takes it over and delivers the queue; the first is fenced", async ({ expect }) => {
+    const out = await example(expect, "session-postgres");
+    expect(out).toMatch(/^journal rows: 1:created 2:transcript 3:run_started .* \d+:run_ended \d+:queued$/m);
+    indexesInOrder(out, [
+      "machine B resumed 5 messages; queued: And tomorrow?",
+      "assistant  Oslo: 14 °C and light rain.",
+      "user       And tomorrow?",
+      "assistant  Tomorrow: 11 °C, sunny spells.",
+      'machine A: The session journal could not be written: Session "weather-1": this writer\'s lease (fencing token 1) was taken over by token 2.',
+      "sessions: weather-1 (",
+    ]);
+    // The loaded transcript declares the same tools: no extra system message before the follow-up.
+    expect(out).not.toMatch(/^ {2}system {5}$/m);
   });
 
   it("steering-and-follow-up: steering opens turn 2 after the batch; follow-up opens the last turn", async ({ expect }) => {

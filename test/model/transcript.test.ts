@@ -72,6 +72,15 @@ describe("M5: replaying the transcript", () => {
     ]);
     expect(getToolChanges([read], [read])).toEqual({ toolsAdded: [], toolsRemoved: [] });
   });
+
+  it("M5 S1: a declaration whose schema keys come back in another order (a store such as jsonb reorders them) is the same tool", () => {
+    const declared = { name: "t", description: "d", parameters: { type: "object", properties: { b: { type: "string" }, a: { type: "number" } }, required: ["a"] } };
+    const reordered = { description: "d", parameters: { required: ["a"], properties: { a: { type: "number" }, b: { type: "string" } }, type: "object" }, name: "t" };
+    expect(getToolChanges([reordered], [declared])).toEqual({ toolsAdded: [], toolsRemoved: [] });
+    // A real change is still one.
+    const other = { ...declared, parameters: { ...declared.parameters, properties: { a: { type: "string" }, b: { type: "string" } } } };
+    expect(getToolChanges([declared], [other]).toolsAdded.map((t) => t.name)).toEqual(["t"]);
+  });
 });
 
 describe("M5: the loop announces tool changes before the request", () => {

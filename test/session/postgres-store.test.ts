@@ -5,6 +5,7 @@
 import { readFile } from "node:fs/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { JournalEntry } from "../../src/session/journal-entry.js";
 import { SessionConflictError, SessionCorruptError, SessionFencedError, SessionLeaseHeldError } from "../../src/session/session-errors.js";
 import { type PostgresPool, type PostgresQueryable, PostgresSessionStore } from "../../src/session/stores/postgres-store.js";
 import { dropSchema, postgresForTests, type TestPostgres } from "../helpers/postgres.js";
@@ -294,7 +295,7 @@ describe("postgres store: PostgreSQL specifics (SPEC S2, S3, S4)", () => {
     const store = new PostgresSessionStore({ pool: machine(), schema });
     await journal(store, "s1", 2);
     const alien = { ...userEntry(2, "from the future"), v: 99 };
-    await admin.query(`UPDATE "${schema}".entries SET entry = $1::jsonb WHERE session_id = 's1' AND seq = 2`, [JSON.stringify(alien)]);
+    await admin.query(`UPDATE "${schema}".entries SET entry = $1::json WHERE session_id = 's1' AND seq = 2`, [JSON.stringify(alien)]);
     const error = await failure(() => store.load("s1"));
     expect(error).toBeInstanceOf(SessionCorruptError);
     expect(error).toMatchObject({ sessionId: "s1", position: 2 });
@@ -311,7 +312,7 @@ describe("postgres store: PostgreSQL specifics (SPEC S2, S3, S4)", () => {
     const schema = db.freshSchema();
     const store = new PostgresSessionStore({ pool: machine(), schema });
     await store.list(); // the store creates its tables
-    await admin.query(`INSERT INTO "${schema}".entries (session_id, seq, entry) VALUES ('s1', 1, $1::jsonb)`, [JSON.stringify(created("other"))]);
+    await admin.query(`INSERT INTO "${schema}".entries (session_id, seq, entry) VALUES ('s1', 1, $1::json)`, [JSON.stringify(created("other"))]);
     const error = await failure(() => store.load("s1"));
     expect(error).toBeInstanceOf(SessionCorruptError);
     expect(error).toMatchObject({ sessionId: "s1", position: 1 });
@@ -327,10 +328,21 @@ describe("postgres store: PostgreSQL specifics (SPEC S2, S3, S4)", () => {
     await admin.query(`DELETE FROM "${schema}".entries WHERE session_id = 's1' AND seq = 3`);
     expect(await failure(() => store.load("s1"))).toMatchObject({ name: "SessionCorruptError", sessionId: "s1", position: 3 });
     // an entry filed under a seq that is not its own
-    await admin.query(`UPDATE "${schema}".entries SET seq = 7, entry = jsonb_set(entry, '{seq}', '3') WHERE session_id = 's1' AND seq = 4`);
+    await admin.query(`UPDATE "${schema}".entries SET seq = 7, entry = jsonb_set(entry::jsonb, '{seq}', '3')::json WHERE session_id = 's1' AND seq = 4`);
     const misfiled = await failure(() => store.load("s1"));
     expect(misfiled).toMatchObject({ name: "SessionCorruptError", sessionId: "s1", position: 3 });
     expect((misfiled as Error).message).toContain("filed under seq 7");
+    await dropSchema(admin, schema);
+  });
+
+  it("S1: an entry comes back as the very JSON written: key order, U+0000 and a lone surrogate kept (json, not jsonb)", async () => {
+    const schema = db.freshSchema();
+    const store = new PostgresSessionStore({ pool: machine(), schema });
+    const token = await journal(store, "s1");
+    const odd: JournalEntry = { v: 1, seq: 2, at: 2, type: "message", message: { role: "toolResult", toolCallId: "c", toolName: "t", content: [{ type: "text", text: "nul \u0000 and half \ud800 a pair" }], details: { zeta: 1, alpha: { b: 2, a: 1 } }, isError: false, timestamp: 2 } };
+    expect(await store.append("s1", [odd], { expectedSeq: 1, token, ttlMs: TTL })).toBe(2);
+    const loaded = await store.load("s1");
+    expect(JSON.stringify(loaded!.entries[1])).toBe(JSON.stringify(odd));
     await dropSchema(admin, schema);
   });
 
@@ -338,17 +350,13 @@ describe("postgres store: PostgreSQL specifics (SPEC S2, S3, S4)", () => {
     const schema = db.freshSchema();
     const store = new PostgresSessionStore({ pool: machine(), schema });
     const token = await journal(store, "s1");
+    // A rule of the database's own (a DBA's constraint) refuses the second entry.
+    await admin.query(`ALTER TABLE "${schema}".entries ADD CONSTRAINT small CHECK (length(entry::text) < 200)`);
     const lease = async () => (await admin.query(`SELECT expires_at, updated_at FROM "${schema}".sessions WHERE session_id = 's1'`)).rows[0];
     const before = await lease();
     await new Promise((resolve) => setTimeout(resolve, 20));
-    // jsonb cannot hold U+0000, which JSON can...
-    const error = await failure(() => store.append("s1", [userEntry(2, "fine"), userEntry(3, "nul \u0000 here")], { expectedSeq: 1, token, ttlMs: TTL }));
-    expect(error).toBeInstanceOf(TypeError);
-    expect((error as Error).message).toContain('Session "s1"');
-    expect((error as Error).message).toContain("Nothing was written");
-    // nor a lone surrogate, which JSON.stringify writes as an escape
-    const lone = await failure(() => store.append("s1", [userEntry(2, "half \ud800 a pair")], { expectedSeq: 1, token, ttlMs: TTL }));
-    expect(lone).toBeInstanceOf(TypeError);
+    const error = await failure(() => store.append("s1", [userEntry(2, "fine"), userEntry(3, "x".repeat(300))], { expectedSeq: 1, token, ttlMs: TTL }));
+    expect((error as { code?: string }).code).toBe("23514");
     expect(await rows(schema, "s1")).toEqual([{ seq: 1, entry: created("s1") }]);
     expect(await lease()).toEqual(before);
     expect(await store.append("s1", [userEntry(2, "fine")], { expectedSeq: 1, token, ttlMs: TTL })).toBe(2);

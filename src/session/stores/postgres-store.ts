@@ -73,7 +73,8 @@ const DUPLICATE_OBJECT = new Set(["23505", "42P06", "42P07", "42710"]);
 const ADVISORY_CLASS = 0x72786167;
 
 /**
- * Journals in two tables: `entries` (one row per journal entry, `jsonb`, keyed by session and
+ * Journals in two tables: `entries` (one row per journal entry, `json` — not `jsonb`, which
+ * would reorder keys and refuse `\u0000`: an entry comes back as the very text written — keyed by session and
  * seq) and `sessions` (the newest lease and the time of the last append). The store creates its
  * schema and tables on first use. Every `append()` is one transaction: all entries land or none.
  *
@@ -111,7 +112,7 @@ export class PostgresSessionStore implements SessionStore {
 
   async load(id: string): Promise<LoadedJournal | undefined> {
     await this.ensureSchema();
-    // `entry::text`, parsed here: the app's pool may have its own type parsers for jsonb.
+    // `entry::text`, parsed here: the app's pool may have its own type parsers for json.
     const { rows } = await this.query(`SELECT seq, entry::text AS entry FROM ${this.entries} WHERE session_id = $1 ORDER BY seq`, [id]);
     if (rows.length === 0) return undefined;
     const values = rows.map((row: { entry: string }, index) => {
@@ -142,7 +143,7 @@ export class PostgresSessionStore implements SessionStore {
         await db.query(
           `WITH inserted AS (
              INSERT INTO ${this.entries} (session_id, seq, entry)
-             SELECT $1, $2::integer + t.n::integer, t.entry FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(entry, n)
+             SELECT $1, $2::integer + t.n::integer, t.entry FROM json_array_elements($3::json) WITH ORDINALITY AS t(entry, n)
            )
            UPDATE ${this.sessions}
               SET updated_at = to_timestamp($4::float8 / 1000),
@@ -155,10 +156,6 @@ export class PostgresSessionStore implements SessionStore {
     } catch (error) {
       // The primary key caught a writer that got past the lock (another tool, an older schema): still a conflict.
       if (pgCode(error) === "23505") throw new SessionConflictError(id, condition.expectedSeq, await this.lastSeq(id));
-      // jsonb refuses what JSON allows in a few places: "\u0000" in a string, a lone surrogate.
-      if (pgCode(error) === "22P05" || pgCode(error) === "22P02") {
-        throw new TypeError(`Session "${id}": PostgreSQL cannot store one of these entries as jsonb (${(error as Error).message}). Nothing was written.`, { cause: error });
-      }
       throw error;
     }
   }
@@ -265,7 +262,7 @@ export class PostgresSessionStore implements SessionStore {
         `CREATE TABLE IF NOT EXISTS ${this.entries} (
            session_id text NOT NULL,
            seq integer NOT NULL CHECK (seq > 0),
-           entry jsonb NOT NULL,
+           entry json NOT NULL,
            PRIMARY KEY (session_id, seq)
          )`,
       );
