@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { concat, defer, EMPTY, ignoreElements, isObservable, map, Observable, Subject, type SchedulerLike, type Subscription, tap } from "rxjs";
+import { concat, defer, EMPTY, ignoreElements, isObservable, map, Observable, Subject, type SchedulerLike, type Subscription, finalize } from "rxjs";
 import { assertCanContinue } from "../loop/agent-loop.js";
 import { type AgentLoopConfig, isLoopKey, LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
 import type { ImageContent, StreamFn, ThinkingBudgets } from "../model/messages.js";
@@ -405,8 +405,11 @@ export class Agent {
         const result = openSession(options);
         return isObservable(result) ? result : [result];
       });
+      // A failed or abandoned open leaves the session closed: resume() may be called again.
       return andThen(opened, (session) => this.adopt(session)).pipe(
-        tap({ error: () => (this.sessionState = this.runner.recorder ? "open" : "closed") }),
+        finalize(() => {
+          if (this.sessionState === "opening") this.sessionState = "closed";
+        }),
       );
     });
   }

@@ -204,6 +204,17 @@ describe("entries are on record before anyone is told (SPEC S6)", () => {
   });
 });
 
+describe("opening a session (SPEC S5)", () => {
+  it("S5: a resume$() left before the store answered leaves the session closed: resume() works afterwards", async () => {
+    const log: string[] = [];
+    const agent = agentOn(laterStore(log));
+    agent.resume$().subscribe().unsubscribe();
+    await agent.resume();
+    await agent.prompt("go");
+    expect(agent.state.messages.map((m) => (m as Message).role)).toEqual(["system", "user", "assistant", "toolResult", "assistant"]);
+  });
+});
+
 describe("a resumed run in virtual time (SPEC S5, L12)", () => {
   it("L12 S5: with the in-memory store, a session stopped inside a tool batch resumes and finishes frame-exact under TestScheduler.run", () => {
     const scheduler = newScheduler();
