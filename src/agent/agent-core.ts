@@ -22,7 +22,7 @@ import { AgentRunner, type RunPlan } from "./agent-runner.js";
 import { AgentQueues } from "./agent-queues.js";
 import { type AgentListener, ListenerBarrier } from "./listener-barrier.js";
 import { type PromptInput, promptMessages, toMessage } from "./prompt-input.js";
-import { andThen } from "../rx/maybe-async.js";
+import { andThen, maybeAsync } from "../rx/maybe-async.js";
 import { checkSessionOptions, openSession, type OpenedSession, type SessionOptions } from "../session/open-session.js";
 import { planResume } from "../session/resume-plan.js";
 import { SessionRecorder } from "../session/session-recorder.js";
@@ -117,6 +117,10 @@ export class Agent {
   private readonly sessionOptions: SessionOptions | undefined;
   /** Set while `resume()` opens the session, then while it is open. */
   private sessionState: "closed" | "opening" | "open" = "closed";
+  /** Whether a session was opened before (its queues are in the journal). */
+  private openedBefore = false;
+  /** The open session's lease, for `closeSession()`. */
+  private lease: OpenedSession["lease"] | undefined;
 
   /**
    * Every event of every run, as it happens (hot). Subscribe before `prompt()` to see a run
@@ -414,12 +418,56 @@ export class Agent {
     });
   }
 
+  /**
+   * Lets the session go (SPEC S3): waits until what was written is on record, then releases the
+   * lease, so another process can take the session at once instead of after the lease's time.
+   * The Agent no longer journals; `resume()` opens the session again. Rejects while a run is
+   * active.
+   *
+   * @example
+   * ```ts
+   * await agent.prompt("Summarize the ticket.");
+   * await agent.closeSession(); // the next worker may resume it now
+   * ```
+   */
+  closeSession(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.closeSession$().subscribe({ error: reject, complete: resolve });
+    });
+  }
+
+  /** {@link Agent.closeSession} as an Observable (synchronous with a synchronous store). */
+  closeSession$(): Observable<never> {
+    return defer(() => {
+      if (this.runner.active) throw new Error("closeSession() while a run is active: wait for it (await agent.waitForIdle()).");
+      const recorder = this.runner.recorder;
+      const lease = this.lease;
+      if (this.sessionState !== "open" || !recorder || !lease || !this.sessionOptions) return EMPTY;
+      const { store } = this.sessionOptions;
+      // Detached first: nothing the app does from now on is journaled under a lease it gave up.
+      this.runner.recorder = undefined;
+      this.queues.observer = undefined;
+      this.store.onReplaced = undefined;
+      this.lease = undefined;
+      this.sessionState = "closed";
+      const release = (): Observable<never> => {
+        const released = maybeAsync(() => store.release(lease.sessionId, lease.token), "error");
+        return isObservable(released) ? released.pipe(ignoreElements()) : EMPTY;
+      };
+      const written = recorder.writer.whenDurable();
+      return written ? concat(written.pipe(ignoreElements()), defer(release)) : release();
+    });
+  }
+
   /** Installs what the journal holds and starts what its plan says. */
   private adopt(session: OpenedSession): Observable<AgentEvent> {
     const recorder = new SessionRecorder(session.writer, () => this.now(), (name) => replayPolicyOf(this.store.tools, name));
     const { image } = session;
-    // Queued before the session opened: kept, after what the journal held, and journaled now.
+    // Queued before the session first opened: kept, after what the journal held, and journaled
+    // now. When it opens again (after closeSession()), the journal is the truth.
     const early = { steering: this.queues.steering.clear(), followUp: this.queues.followUp.clear() };
+    if (this.openedBefore) early.steering = early.followUp = [];
+    this.openedBefore = true;
     if (image) {
       this.store.install(image.messages);
       this.store.errorMessage = image.errorMessage;
@@ -429,6 +477,7 @@ export class Agent {
       recorder.adopt("followUp", image.followUp);
     }
     this.runner.recorder = recorder;
+    this.lease = session.lease;
     this.queues.observer = recorder;
     this.store.onReplaced = (messages) => recorder.replaced(messages);
     this.sessionState = "open";

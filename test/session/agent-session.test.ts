@@ -215,6 +215,40 @@ describe("opening a session (SPEC S5)", () => {
   });
 });
 
+describe("closing a session (SPEC S3)", () => {
+  it("S3: closeSession() releases the lease at once: another owner takes the session without a takeover; reopening reads the journal again", async () => {
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store, { owner: "worker-1" });
+    await agent.resume();
+    await agent.prompt("go");
+    agent.followUp("later");
+    await agent.closeSession();
+    await expect(agent.prompt("after close")).rejects.toThrow("call `await agent.resume()` before the first prompt");
+    const next = agentOn(store, { owner: "worker-2", replies: [{ content: "done later" }] });
+    await next.resume();
+    expect(userTexts(next.peekQueuedMessages())).toEqual(["later"]);
+    await next.continue();
+    await next.closeSession();
+    await agent.resume();
+    expect(userTexts(agent.state.messages)).toEqual(["go", "later"]);
+    expect(agent.peekQueuedMessages()).toEqual([]);
+  });
+
+  it("S3: closeSession() during a run is refused; without a session it does nothing", async () => {
+    let finish!: () => void;
+    const slow: AgentTool = { ...echo, name: "slow", execute: () => new Promise((resolve) => (finish = () => resolve({ content: [] }))) };
+    const agent = agentOn(new InMemorySessionStore(), { tools: [slow], replies: [{ content: [fauxToolCall("slow", {}, "s1")] }, { content: "ok" }] });
+    await agent.resume();
+    const running = agent.prompt("go");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await expect(agent.closeSession()).rejects.toThrow("closeSession() while a run is active");
+    finish();
+    await running;
+    await agent.closeSession();
+    await new Agent({ initialState: { model } }).closeSession();
+  });
+});
+
 describe("a resumed run in virtual time (SPEC S5, L12)", () => {
   it("L12 S5: with the in-memory store, a session stopped inside a tool batch resumes and finishes frame-exact under TestScheduler.run", () => {
     const scheduler = newScheduler();
