@@ -15,7 +15,7 @@ import { ROOT, start } from "./support.js";
 
 /** The README once merged, else the draft. */
 const README = join(ROOT, "README.md");
-const DOCS = ["docs/concepts.md", "docs/recipes.md", "docs/SPEC.md", "docs/coming-from-pi.md", "docs/comparison.md"].map((file) => join(ROOT, file));
+const DOCS = ["docs/concepts.md", "docs/recipes.md", "docs/SPEC.md", "docs/coming-from-pi.md", "docs/comparison.md", "docs/sessions.md", "docs/deployment.md"].map((file) => join(ROOT, file));
 
 /** Scratch space inside the repository's node_modules, so snippets resolve `rxjs` & co. like user code. */
 const SCRATCH = join(ROOT, "node_modules/.cache", `rxagent-docs-${process.pid}`);
@@ -25,6 +25,10 @@ const SUBPATHS: Record<string, string> = {
   rxagent: "src/index.ts",
   "rxagent/core": "src/core.ts",
   "rxagent/testing": "src/testing/index.ts",
+  "rxagent/session": "src/session/index.ts",
+  "rxagent/session/file": "src/session/stores/file-store.ts",
+  "rxagent/session/indexeddb": "src/session/stores/indexeddb-store.ts",
+  "rxagent/session/postgres": "src/session/stores/postgres-store.ts",
   "rxagent/openai": "src/providers/openai/index.ts",
   "rxagent/proxy": "src/providers/proxy/index.ts",
   "rxagent/proxy/node": "src/providers/proxy/node.ts",

@@ -99,6 +99,14 @@ describe.concurrent("examples/", () => {
     expect(out).not.toMatch(/^ {2}system {5}$/m);
   });
 
+  it("workers/main: worker processes under pg-boss finish every session though one is killed mid-run", async ({ expect }) => {
+    const { code, stdout, stderr } = await run("examples/workers/main.ts", ["--workers", "2", "--sessions", "6", "--prompts", "2", "--kills", "1"]);
+    expect(code, `${stdout}\n${stderr}`).toBe(0);
+    expect(stdout).toMatch(/^journals: 6 checked, 0 problems$/m);
+    expect(stdout).toMatch(/^charges: \d+, none twice$/m);
+    expect(stdout).toMatch(/^jobs: \{"completed":6\} after /m);
+  });
+
   it("steering-and-follow-up: steering opens turn 2 after the batch; follow-up opens the last turn", async ({ expect }) => {
     const out = await example(expect, "steering-and-follow-up");
     indexesInOrder(out, [

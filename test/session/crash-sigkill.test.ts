@@ -12,8 +12,13 @@ import { join } from "node:path";
 import { buildSync } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replayJournal } from "../../src/session/session-image.js";
+import pg from "pg";
+import type { SessionStore } from "../../src/session/session-store.js";
 import { FileSessionStore } from "../../src/session/stores/file-store.js";
+import { PostgresSessionStore } from "../../src/session/stores/postgres-store.js";
+import { postgresForTests, type TestPostgres } from "../helpers/postgres.js";
 import { userTexts } from "./scenario.js";
+import { settle } from "./store-contract.js";
 import { checkTranscript } from "./transcript-invariants.js";
 
 const root = mkdtempSync(join(tmpdir(), "rxagent-sigkill-"));
@@ -53,7 +58,18 @@ interface CaseResult {
   violations: string[];
 }
 
-async function crashAndResume(point: KillPoint, index: number, resumeKillAt?: number): Promise<CaseResult> {
+/** Where a case keeps its journal: the file store (default), or a PostgreSQL schema of its own. */
+interface Backend {
+  args(index: number): string[];
+  store(index: number): SessionStore;
+}
+
+const fileBackend: Backend = {
+  args: () => [],
+  store: (index) => new FileSessionStore({ directory: join(root, `case-${index}`) }),
+};
+
+async function crashAndResume(point: KillPoint, index: number, resumeKillAt?: number, backend: Backend = fileBackend): Promise<CaseResult> {
   const dir = join(root, `case-${index}`);
   const effects = join(dir, "effects");
   mkdirSync(dir, { recursive: true });
@@ -61,18 +77,19 @@ async function crashAndResume(point: KillPoint, index: number, resumeKillAt?: nu
   const where = resumeKillAt === undefined ? name : `${name}, then the resume at event ${resumeKillAt}`;
   const v: string[] = [];
   const kill = "at" in point ? ["--kill-at", String(point.at)] : ["--kill-after-effect", point.afterEffect];
-  const fresh = await runChild(["--dir", dir, "--effects", effects, "--mode", "fresh", ...kill]);
+  const extra = backend.args(index);
+  const fresh = await runChild(["--dir", dir, "--effects", effects, "--mode", "fresh", ...kill, ...extra]);
   if (fresh.signal !== "SIGKILL") v.push(`${where}: the first process was not killed (code ${fresh.code}, ${fresh.stdout.trim()} ${fresh.stderr.slice(0, 200)})`);
-  const store = new FileSessionStore({ directory: dir });
-  const atCrash = await store.load("crash");
+  const store = backend.store(index);
+  const atCrash = await settle(store.load("crash"));
   const before = atCrash ? replayJournal(atCrash.entries) : undefined;
   if (resumeKillAt !== undefined) {
-    const second = await runChild(["--dir", dir, "--effects", effects, "--mode", "resume", "--kill-at", String(resumeKillAt)]);
+    const second = await runChild(["--dir", dir, "--effects", effects, "--mode", "resume", "--kill-at", String(resumeKillAt), ...extra]);
     if (second.signal !== "SIGKILL" && !second.stdout.startsWith("done")) v.push(`${where}: the second process failed: ${second.stderr.slice(0, 300)}`);
   }
-  const resumed = await runChild(["--dir", dir, "--effects", effects, "--mode", "resume"]);
+  const resumed = await runChild(["--dir", dir, "--effects", effects, "--mode", "resume", ...extra]);
   if (!resumed.stdout.startsWith("done")) v.push(`${where}: the resume failed (code ${resumed.code}, signal ${resumed.signal}): ${resumed.stderr.slice(0, 400)}`);
-  const final = await store.load("crash");
+  const final = await settle(store.load("crash"));
   if (!final) return { point: where, violations: [...v, `${where}: no journal after the resume`] };
   const image = replayJournal(final.entries);
   v.push(...checkTranscript(image.messages).map((s) => `${where}: ${s}`));
@@ -129,5 +146,36 @@ describe("SIGKILL at every event index, then a fresh process resumes (SPEC S5, S
     ];
     const results = await inPool(doubles.map(([point, resumeAt], index) => () => crashAndResume(point, 1000 + index, resumeAt)));
     expect(results.flatMap((r) => r.violations)).toEqual([]);
+  });
+});
+
+describe("SIGKILL sampled on PostgreSQL, then a fresh process resumes (SPEC S5, S6)", () => {
+  let db: TestPostgres;
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    db = await postgresForTests();
+    pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    pool.on("error", () => undefined);
+  }, 120_000);
+  afterAll(async () => {
+    await pool?.end();
+    await db?.stop();
+  });
+
+  it("S5: killed at sampled events and after each side effect, the PostgreSQL session is finished by the next process", { timeout: 600_000 }, async () => {
+    const schemas = new Map<number, string>();
+    const backend: Backend = {
+      args: (index) => {
+        if (!schemas.has(index)) schemas.set(index, db.freshSchema());
+        return ["--pg-url", db.url, "--pg-schema", schemas.get(index)!];
+      },
+      store: (index) => new PostgresSessionStore({ pool, schema: schemas.get(index)! }),
+    };
+    // Every 7th event, from a seeded offset, and both side effects: about a seventh of the file sweep.
+    const offset = 3;
+    const points: KillPoint[] = [...Array.from({ length: 10 }, (_, i) => ({ at: offset + 7 * i })), { afterEffect: "charge-1" }, { afterEffect: "charge-2" }];
+    const results = await inPool(points.map((point, index) => () => crashAndResume(point, 2000 + index, undefined, backend)));
+    expect(results.flatMap((r) => r.violations)).toEqual([]);
+    expect(results).toHaveLength(12);
   });
 });
