@@ -22,7 +22,7 @@ import { AgentRunner, type RunPlan } from "./agent-runner.js";
 import { AgentQueues } from "./agent-queues.js";
 import { type AgentListener, ListenerBarrier } from "./listener-barrier.js";
 import { type PromptInput, promptMessages, toMessage } from "./prompt-input.js";
-import { andThen, maybeAsync } from "../rx/maybe-async.js";
+import { andThen, andThenValue, maybeAsync } from "../rx/maybe-async.js";
 import { checkSessionOptions, openSession, type OpenedSession, type SessionOptions } from "../session/open-session.js";
 import { planResume } from "../session/resume-plan.js";
 import { SessionRecorder } from "../session/session-recorder.js";
@@ -249,7 +249,11 @@ export class Agent {
 
   /** Aborts the current run: it ends with an `aborted` assistant message (SPEC L10). */
   abort(): void {
-    this.runner.active?.controller.abort();
+    const active = this.runner.active;
+    if (!active) return;
+    // On record first: a process that stops before the run ended must not have it continued.
+    if (!active.signal.aborted) this.runner.recorder?.stopping("aborted");
+    active.controller.abort();
   }
 
   /** Resolves when no run is active, after the last run's `agent_end` listeners settled. */
@@ -368,6 +372,16 @@ export class Agent {
     if (this.validator !== undefined) config.validator = this.validator;
     if (this.scheduler !== undefined) config.scheduler = this.scheduler;
     for (const hook of LOOP_HOOKS) if (this[hook]) (config as unknown as Record<string, unknown>)[hook] = this[hook];
+    const finish = config.finishTurn;
+    const recorder = this.runner.recorder;
+    // A decision to end is on record as soon as it is made: a resume must not continue that run.
+    if (finish && recorder) {
+      config.finishTurn = (turn, signal) =>
+        andThenValue(maybeAsync(() => finish(turn, signal), "error"), (decision) => {
+          if (decision && decision.action === "end") recorder.stopping("ended");
+          return decision;
+        });
+    }
     if (this.providerOptions) {
       const open = config as unknown as Record<string, unknown>;
       for (const key of Object.keys(this.providerOptions)) if (!(key in open) && !ignoredProviderOption(key)) open[key] = this.providerOptions[key];
@@ -461,8 +475,13 @@ export class Agent {
 
   /** Installs what the journal holds and starts what its plan says. */
   private adopt(session: OpenedSession): Observable<AgentEvent> {
-    const recorder = new SessionRecorder(session.writer, () => this.now(), (name) => replayPolicyOf(this.store.tools, name));
     const { image } = session;
+    const plan = image ? planResume(image) : undefined;
+    // Checked before anything is installed: a resume that cannot run leaves the session closed.
+    if ((plan?.kind === "continue" || plan?.kind === "tools") && (!this.streamFn || !this.store.hasModel)) {
+      throw new Error(`resume(): session "${session.lease.sessionId}" has a run to finish, and the Agent has no ${this.streamFn ? "model" : "streamFn"} to finish it with.`);
+    }
+    const recorder = new SessionRecorder(session.writer, () => this.now(), (name) => replayPolicyOf(this.store.tools, name));
     // Queued before the session first opened: kept, after what the journal held, and journaled
     // now. When it opens again (after closeSession()), the journal is the truth.
     const early = { steering: this.queues.steering.clear(), followUp: this.queues.followUp.clear() };
@@ -491,8 +510,7 @@ export class Agent {
         recorder.enqueued(name, message);
       }
     }
-    if (!image) return durable(session.writer.whenDurable());
-    const plan = planResume(image);
+    if (!plan) return durable(session.writer.whenDurable());
     switch (plan.kind) {
       case "idle":
         return EMPTY;
@@ -502,7 +520,7 @@ export class Agent {
       case "continue":
         return this.continue$();
       case "tools":
-        return this.run({ resume: { message: plan.message, settled: plan.settled } });
+        return this.run(plan.aborted ? { resume: { message: plan.message, settled: plan.settled }, aborted: true } : { resume: { message: plan.message, settled: plan.settled } });
     }
   }
 

@@ -26,6 +26,8 @@ export interface RunPlan {
   skipInitialSteeringPoll?: boolean;
   /** The run finishes a turn a stopped process left open (a resumed session). */
   resume?: ResumedTurn;
+  /** The run starts aborted: it resumes a run that had been aborted when its process stopped. */
+  aborted?: boolean;
 }
 
 /** Runs the loop for an `Agent` and owns the run that is active. */
@@ -63,6 +65,7 @@ export class AgentRunner {
 
   private begin(run: ActiveRun, plan: RunPlan, streamFn: StreamFn, config: AgentLoopConfig, validator: ArgumentValidator): void {
     this.active = run;
+    if (plan.aborted) run.controller.abort();
     this.store.beginRun();
     const loop = launchAgentLoop({
       prompts: plan.prompts,

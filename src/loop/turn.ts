@@ -120,10 +120,13 @@ function afterResponse(run: Run, message: AssistantMessage): Observable<Step> {
   return runToolCalls(run, message, calls, toolEnvironment(run, message), (batch) => finishTurn(run, message, batch, !batch.terminate));
 }
 
-/** The calls of `message`: none runs after a length stop (SPEC L9); else the batch, in its mode. */
-function runToolCalls(run: Run, message: AssistantMessage, calls: readonly ToolCall[], env: ToolCallEnvironment, then: (batch: ToolBatchResult) => Observable<Step>): Observable<Step> {
+/**
+ * The calls of `message`: none runs after a length stop (SPEC L9); else the batch, in its mode,
+ * which the message's calls decide (`all`: a resumed turn runs only some of them).
+ */
+function runToolCalls(run: Run, message: AssistantMessage, calls: readonly ToolCall[], env: ToolCallEnvironment, then: (batch: ToolBatchResult) => Observable<Step>, all: readonly ToolCall[] = calls): Observable<Step> {
   if (message.stopReason === "length") return failTruncatedToolCalls(calls, env, run.emitter, then);
-  const sequential = run.config.toolExecution === "sequential" || calls.some((call) => env.tools.find((t) => t.name === call.name)?.executionMode === "sequential");
+  const sequential = run.config.toolExecution === "sequential" || all.some((call) => env.tools.find((t) => t.name === call.name)?.executionMode === "sequential");
   return executeToolBatch(calls, env, sequential ? "sequential" : "parallel", run.emitter, then);
 }
 
@@ -147,7 +150,7 @@ export function resumeTurn(run: Run, resume: ResumedTurn): Observable<Step> {
     const fresh = new Map(batch.messages.map((m) => [m.toolCallId, m] as const));
     const messages = calls.flatMap((call) => answered.get(call.id) ?? fresh.get(call.id) ?? []);
     return finishTurn(run, message, { messages, terminate: batch.terminate }, !batch.terminate);
-  });
+  }, calls);
 }
 
 function toolEnvironment(run: Run, message: AssistantMessage): ToolCallEnvironment {

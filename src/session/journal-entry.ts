@@ -71,6 +71,15 @@ export interface RunStartedEntry extends Base {
   readonly type: "run_started";
 }
 
+/**
+ * The run was told to stop before it ended: `abort()` was called, or `finishTurn` decided `end`.
+ * A resume closes such a run instead of continuing it.
+ */
+export interface RunStoppingEntry extends Base {
+  readonly type: "run_stopping";
+  readonly reason: "aborted" | "ended";
+}
+
 /** A run settled, after its `agent_end` listeners; `errorMessage` is the Agent's error after it. */
 export interface RunEndedEntry extends Base {
   readonly type: "run_ended";
@@ -104,6 +113,7 @@ export type JournalEntry =
   | TakenEntry
   | ClearedEntry
   | RunStartedEntry
+  | RunStoppingEntry
   | RunEndedEntry
   | ToolStartedEntry
   | ToolEndedEntry;
@@ -123,6 +133,7 @@ const shapes: Record<JournalEntry["type"], (e: Record<string, unknown>) => strin
   taken: (e) => (isQueue(e.queue) && isSeqList(e.entries) ? undefined : "a taken entry needs a queue and entry numbers"),
   cleared: (e) => (isQueue(e.queue) && isSeqList(e.entries) ? undefined : "a cleared entry needs a queue and entry numbers"),
   run_started: () => undefined,
+  run_stopping: (e) => (e.reason === "aborted" || e.reason === "ended" ? undefined : "a run_stopping entry needs a reason: aborted or ended"),
   run_ended: (e) => (e.errorMessage === undefined || typeof e.errorMessage === "string" ? undefined : "errorMessage must be a string"),
   tool_started: (e) => (typeof e.toolCallId === "string" && typeof e.toolName === "string" && (e.replay === "never" || e.replay === "safe") ? undefined : "a tool_started entry needs toolCallId, toolName and replay"),
   tool_ended: (e) => (typeof e.toolCallId === "string" && typeof e.toolName === "string" && isRecord(e.result) && typeof e.isError === "boolean" ? undefined : "a tool_ended entry needs toolCallId, toolName, result and isError"),

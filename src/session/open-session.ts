@@ -16,7 +16,12 @@ export interface SessionOptions {
   store: SessionStore;
   /** The session's id: any non-empty string the store can keep. */
   id: string;
-  /** Who holds the lease (a worker or tab name). A random one by default. */
+  /**
+   * Who holds the lease: a worker, process or tab name. Writers with the same owner take the
+   * session from each other (the newest fences the older out: a restarted process need not
+   * wait for its old lease); writers with different owners wait for the lease or ask for a
+   * takeover. Default `"rxagent"`: give each worker or tab its own name to keep them apart.
+   */
   owner?: string;
   /** How long the lease lasts after the last write; 30 s by default. */
   leaseTtlMs?: number;
@@ -36,9 +41,8 @@ export interface OpenedSession {
 
 const DEFAULT_TTL_MS = 30_000;
 
-function randomOwner(): string {
-  return `rxagent-${Math.random().toString(36).slice(2, 10)}`;
-}
+/** The owner when none is named: one process's restart takes its session back at once. */
+const DEFAULT_OWNER = "rxagent";
 
 /** Throws a `TypeError` naming what is wrong with `options` (the Agent checks them when it is made). @internal */
 export function checkSessionOptions(options: SessionOptions): void {
@@ -62,7 +66,7 @@ export function openSession(options: SessionOptions): OpenedSession | Observable
   checkSessionOptions(options);
   const { store, id } = options;
   const ttlMs = options.leaseTtlMs ?? DEFAULT_TTL_MS;
-  const request = { owner: options.owner ?? randomOwner(), ttlMs, ...(options.takeover ? { takeover: true } : {}) };
+  const request = { owner: options.owner ?? DEFAULT_OWNER, ttlMs, ...(options.takeover ? { takeover: true } : {}) };
   return andThenValue(maybeAsync(() => store.acquire(id, request), "error"), (lease) =>
     andThenValue(maybeAsync(() => store.load(id), "error"), (loaded) => {
       const entries = loaded ? checkJournal(loaded.entries, id) : [];

@@ -13,6 +13,9 @@ import type { SessionImage } from "./session-image.js";
 /** The text the model reads for a call that may or may not have taken effect (replay `"never"`). */
 export const INTERRUPTED_TOOL_TEXT = "interrupted: the process stopped while this tool ran; it may or may not have taken effect";
 
+/** The error a run that was aborted and then cut short by a crash is closed with. */
+export const ABORTED_RUN_TEXT = "The run was aborted; the process stopped before it ended.";
+
 /** The decision. */
 export type ResumePlan =
   /** No run was open: the session is ready. */
@@ -21,8 +24,12 @@ export type ResumePlan =
   | { readonly kind: "close"; readonly errorMessage: string | undefined }
   /** A run was open and the transcript asks for more: continue as `continue()` would (the model, or a queued batch). */
   | { readonly kind: "continue" }
-  /** A run stopped inside a tool batch: the calls without a result run again or get `settled`. */
-  | { readonly kind: "tools"; readonly message: AssistantMessage; readonly settled: ReadonlyMap<string, ToolCallOutcome> };
+  /**
+   * A run stopped inside a tool batch: the calls without a result run again or get `settled`.
+   * `aborted`: the run had been aborted, so it resumes aborted (its open calls get the abort's
+   * results, and it ends as an aborted run does).
+   */
+  | { readonly kind: "tools"; readonly message: AssistantMessage; readonly settled: ReadonlyMap<string, ToolCallOutcome>; readonly aborted: boolean };
 
 const roleOf = (message: AgentMessage | undefined): string | undefined => (message as { role?: string } | undefined)?.role;
 
@@ -40,9 +47,12 @@ const roleOf = (message: AgentMessage | undefined): string | undefined => (messa
 export function planResume(image: SessionImage): ResumePlan {
   if (!image.runOpen) return { kind: "idle" };
   const { messages } = image;
+  // `finishTurn` decided `end` after the batch: the turn is whole, the run is over.
+  if (image.stopping === "ended") return { kind: "close", errorMessage: undefined };
   let at = messages.length - 1;
   while (at >= 0 && roleOf(messages[at]) === "toolResult") at--;
   const last = messages[at] as AssistantMessage | undefined;
+  if (image.stopping === "aborted" && (!last || roleOf(last) !== "assistant")) return { kind: "close", errorMessage: ABORTED_RUN_TEXT };
   if (!last || roleOf(last) !== "assistant") {
     // The run's prompt was never committed (the process stopped before its `message_end`): nothing to continue.
     const onlySystem = messages.every((m) => roleOf(m) === "system");
@@ -53,8 +63,11 @@ export function planResume(image: SessionImage): ResumePlan {
   for (let i = at + 1; i < messages.length; i++) answered.add((messages[i] as { toolCallId: string }).toolCallId);
   const open = last.content.filter((block): block is ToolCall => block.type === "toolCall" && !answered.has(block.id));
   if (open.length === 0) {
-    // Every call answered (the model is next), or none made: the run was polling its queues.
-    if (at < messages.length - 1 && !everyResultTerminated(image, answered)) return { kind: "continue" };
+    // Told to stop before the crash (an abort, `finishTurn` → `end`): not continued.
+    if (image.stopping === "aborted") return { kind: "close", errorMessage: ABORTED_RUN_TEXT };
+    // Every call answered: the turn ends as it would have (`finishTurn`, then the next turn).
+    if (at < messages.length - 1 && !everyResultTerminated(image, answered)) return { kind: "tools", message: last, settled: new Map(), aborted: false };
+    // No call made, or every result asked to stop: the run was polling its queues.
     return image.steering.length > 0 || image.followUp.length > 0 ? { kind: "continue" } : { kind: "close", errorMessage: undefined };
   }
   const settled = new Map<string, ToolCallOutcome>();
@@ -64,7 +77,7 @@ export function planResume(image: SessionImage): ResumePlan {
     if (record.ended) settled.set(call.id, { toolCall: call, result: record.ended.result, isError: record.ended.isError, ...(record.ended.durationMs === undefined ? {} : { durationMs: record.ended.durationMs }) });
     else if (record.replay !== "safe") settled.set(call.id, errorOutcome(call, INTERRUPTED_TOOL_TEXT));
   }
-  return { kind: "tools", message: last, settled };
+  return { kind: "tools", message: last, settled, aborted: image.stopping === "aborted" };
 }
 
 function everyResultTerminated(image: SessionImage, answered: ReadonlySet<string>): boolean {

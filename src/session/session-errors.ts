@@ -1,5 +1,5 @@
 /**
- * The errors of durable sessions (SPEC S1–S9). Each names the session and what to do; none is
+ * The errors of durable sessions (SPEC S1–S7). Each names the session and what to do; none is
  * thrown for a condition a retry would silently fix.
  *
  * @module
@@ -24,7 +24,7 @@ export class SessionError extends Error {
  *
  * @example
  * ```ts
- * try { await store.append(id, entries, { expectedSeq: 3, token }); }
+ * try { await store.append(id, entries, { expectedSeq: 3, token, ttlMs: 30_000 }); }
  * catch (error) { if (error instanceof SessionConflictError) reload(); }
  * ```
  */

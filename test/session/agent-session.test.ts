@@ -82,6 +82,26 @@ describe("an Agent keeps its session (SPEC S1, S5)", () => {
     expect(userTexts(again.peekQueuedMessages())).toEqual(["then this", "and this"]);
   });
 
+  it("S5: one message object queued twice is two queued entries: both delivered once, neither again after a resume", async () => {
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store, { replies: [{ content: "a" }, { content: "b" }, { content: "c" }] });
+    await agent.resume();
+    const note = { role: "user" as const, content: "remember the milk", timestamp: 1 };
+    agent.followUp(note);
+    agent.followUp(note);
+    agent.steer(note);
+    agent.clearSteeringQueue();
+    await agent.prompt("start");
+    expect(agent.peekQueuedMessages()).toEqual([]);
+    expect(userTexts(agent.state.messages)).toEqual(["start", "remember the milk", "remember the milk"]);
+    const image = replayJournal(store.load("s")!.entries);
+    expect(image.followUp).toEqual([]);
+    expect(image.steering).toEqual([]);
+    const again = agentOn(store, { owner: "b", takeover: true });
+    await again.resume();
+    expect(again.peekQueuedMessages()).toEqual([]);
+  });
+
   it("S5: messages queued before resume() are kept after the journal's and journaled", async () => {
     const store = new InMemorySessionStore();
     const first = agentOn(store);
@@ -201,6 +221,102 @@ describe("entries are on record before anyone is told (SPEC S6)", () => {
       "told agent_end",
       "stored run_ended",
     ]);
+  });
+});
+
+/** A copy of `store`'s journal of "s" up to and including the first entry `cut` picks. */
+function cutJournal(store: InMemorySessionStore, cut: (entry: JournalEntry) => boolean): InMemorySessionStore {
+  const entries = store.load("s")!.entries;
+  const copy = new InMemorySessionStore();
+  const { token } = copy.acquire("s", { owner: "seed", ttlMs: 1 });
+  copy.append("s", entries.slice(0, entries.findIndex(cut) + 1), { expectedSeq: 0, token, ttlMs: 1 });
+  copy.release("s", token);
+  return copy;
+}
+
+describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
+  it("S5: finishTurn deciding `end` is on record: cut after the batch, the resume asks the model nothing", async () => {
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store);
+    agent.finishTurn = () => ({ action: "end" });
+    await agent.resume();
+    await agent.prompt("go");
+    const copy = cutJournal(store, (e) => e.type === "run_stopping");
+    const provider = byTurn([{ content: "should not be asked" }]);
+    const resumed = new Agent({ initialState: { systemPrompt: "Be brief.", model, tools: [echo] }, streamFn: provider, session: { store: copy, id: "s", owner: "b" } });
+    await resumed.resume();
+    expect(provider.requests).toHaveLength(0);
+    expect(replayJournal(copy.load("s")!.entries).runOpen).toBe(false);
+    expect(resumed.state.messages.map((m) => (m as Message).role)).toEqual(["system", "user", "assistant", "toolResult"]);
+  });
+
+  it("S5: cut after the batch but before finishTurn decided, the resumed run ends the turn through finishTurn, which ends it", async () => {
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store);
+    agent.finishTurn = () => ({ action: "end" });
+    await agent.resume();
+    await agent.prompt("go");
+    const copy = cutJournal(store, (e) => e.type === "message" && (e.message as Message).role === "toolResult");
+    const provider = byTurn([{ content: "should not be asked" }]);
+    const decided: string[] = [];
+    const resumed = new Agent({
+      initialState: { systemPrompt: "Be brief.", model, tools: [echo] },
+      streamFn: provider,
+      finishTurn: (turn) => (decided.push((turn.message as Message).role), { action: "end" }),
+      session: { store: copy, id: "s", owner: "b" },
+    });
+    await resumed.resume();
+    expect(decided).toEqual(["assistant"]);
+    expect(provider.requests).toHaveLength(0);
+  });
+
+  it("S5: an abort is on record: a run aborted inside its batch resumes aborted — its open calls get the abort's results, the model is not asked to go on", async () => {
+    const store = new InMemorySessionStore();
+    let agent!: Agent;
+    const stopper: AgentTool = { ...echo, name: "stopper", execute: () => (agent.abort(), { content: [{ type: "text", text: "stopped it" }] }) };
+    const late: AgentTool = { ...echo, name: "late" };
+    agent = agentOn(store, { tools: [stopper, late], replies: [{ content: [fauxToolCall("stopper", {}, "x"), fauxToolCall("late", {}, "y")] }, { content: "should not be asked" }] });
+    await agent.resume();
+    await agent.prompt("go");
+    const copy = cutJournal(store, (e) => e.type === "run_stopping");
+    const provider = byTurn([{ content: [fauxToolCall("stopper", {}, "x"), fauxToolCall("late", {}, "y")] }, { content: "should not be asked" }]);
+    const resumed = new Agent({ initialState: { systemPrompt: "Be brief.", model, tools: [stopper, late] }, streamFn: provider, session: { store: copy, id: "s", owner: "b" } });
+    await resumed.resume();
+    const results = resumed.state.messages.filter((m): m is Message & { role: "toolResult" } => (m as Message).role === "toolResult");
+    expect(results.map((r) => r.toolCallId)).toEqual(["x", "y"]);
+    expect(results.every((r) => r.isError)).toBe(true);
+    const last = resumed.state.messages.at(-1) as { role: string; stopReason?: string };
+    expect(last).toMatchObject({ role: "assistant", stopReason: "aborted" });
+    expect(replayJournal(copy.load("s")!.entries).runOpen).toBe(false);
+  });
+});
+
+describe("resuming a sequential batch (SPEC S5, T4)", () => {
+  it("S5: the calls left of a sequential batch still run one at a time", async () => {
+    const tools: AgentTool[] = [
+      { ...echo, name: "s", executionMode: "sequential" },
+      { ...echo, name: "b" },
+      { ...echo, name: "c" },
+    ];
+    const replies: FauxReply[] = [{ content: [fauxToolCall("s", {}, "s1"), fauxToolCall("b", {}, "b1"), fauxToolCall("c", {}, "c1")] }, { content: "done" }];
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store, { tools, replies });
+    await agent.resume();
+    await agent.prompt("go");
+    // The journal as a crash right after s's result was committed leaves it.
+    const entries = store.load("s")!.entries;
+    const cut = entries.findIndex((e) => e.type === "message" && (e.message as { toolCallId?: string }).toolCallId === "s1") + 1;
+    const copy = new InMemorySessionStore();
+    const { token } = copy.acquire("s", { owner: "seed", ttlMs: 1 });
+    copy.append("s", entries.slice(0, cut), { expectedSeq: 0, token, ttlMs: 1 });
+    copy.release("s", token);
+    const resumed = agentOn(copy, { tools, replies, owner: "second" });
+    const seen: string[] = [];
+    resumed.subscribe((e) => {
+      if (e.type === "tool_execution_start" || e.type === "tool_execution_end") seen.push(label(e));
+    });
+    await resumed.resume();
+    expect(seen).toEqual(["tool_execution_start:b1", "tool_execution_end:b1", "tool_execution_start:c1", "tool_execution_end:c1"]);
   });
 });
 

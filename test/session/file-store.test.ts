@@ -84,6 +84,10 @@ describe("file store: what a crash or a bad file leaves (SPEC S4)", () => {
     writeFileSync(lock, dead.stdout);
     expect((await store.acquire("s", { owner: "next", ttlMs: 1000, takeover: true })).token).toBe(2);
     expect(existsSync(lock)).toBe(false);
+    // Our own pid with another mark: left by an earlier process that had this pid (PID 1 in a restarted container).
+    writeFileSync(lock, `${process.pid} earlier-incarnation`);
+    expect((await store.acquire("s", { owner: "again", ttlMs: 1000, takeover: true })).token).toBe(3);
+    expect(existsSync(lock)).toBe(false);
     writeFileSync(lock, String(process.ppid));
     expect(((await failure(() => store.acquire("s", { owner: "x", ttlMs: 1000, takeover: true }))) as Error).message).toContain("has been held for over 300 ms");
     rmSync(lock);

@@ -3,9 +3,9 @@
  * A line is one entry; an append writes its lines in one `write` and, by default, `fsync`s
  * before it answers. A crash can leave at most a torn last line (no newline at its end): `load()`
  * drops it and says so, the next append moves it aside into a `.torn` file before writing, so it is
- * never merged with what comes next. Processes on one machine share a directory safely: appends
- * and leases are taken under a lock directory (`mkdir` is atomic), and a lock whose process died
- * is broken.
+ * never merged with what comes next. Processes of one machine (one PID namespace, a local file
+ * system) share a directory: appends and leases are taken under a lock file created with
+ * `O_EXCL`, and a lock whose process died is broken.
  *
  * @module
  */
@@ -72,6 +72,8 @@ export class FileSessionStore implements SessionStore {
   /** Per file: what this process last saw (size and last seq), so an append need not read the file. */
   private readonly seen = new Map<string, { size: number; seq: number }>();
   private readonly pendingSync = new Map<string, NodeJS.Timeout>();
+  /** What this store writes in a lock: the pid, and a mark of this process's own (see `brokeStaleLock`). */
+  private readonly lockMark = `${process.pid} ${Math.random().toString(36).slice(2)}`;
   /** Per lease file: what it held when its stat read `version`. */
   private readonly leases = new Map<string, { version: string; lease: LeaseRecord }>();
 
@@ -110,9 +112,11 @@ export class FileSessionStore implements SessionStore {
       this.scheduleSync(name);
       const last = seq + entries.length;
       this.seen.set(name, { size: size + Buffer.byteLength(text), seq: last });
-      // Renewed when half of it is gone: a lease write per append would double the appends' cost.
+      // Renewed unless it was a moment ago (a tenth of the lease, at most a second): a lease write
+      // per append would double the appends' cost, and the lease still lasts its time from the
+      // last append, to within that moment.
       const now = this.now();
-      if (lease && lease.expiresAt - now < condition.ttlMs / 2) this.writeLease(name, { ...lease, expiresAt: now + condition.ttlMs });
+      if (lease && lease.expiresAt < now + condition.ttlMs - Math.min(1000, condition.ttlMs / 10)) this.writeLease(name, { ...lease, expiresAt: now + condition.ttlMs });
       return last;
     });
   }
@@ -237,8 +241,10 @@ export class FileSessionStore implements SessionStore {
     const path = this.path(name, ".lease");
     let version: string;
     try {
-      const { mtimeMs, size, ino } = statSync(path);
-      version = `${mtimeMs}:${size}:${ino}`;
+      // Nanoseconds, the change time and the inode: a rewrite by another process within one
+      // clock tick, to the same size, still reads as a change.
+      const { mtimeNs, ctimeNs, size, ino } = statSync(path, { bigint: true });
+      version = `${mtimeNs}:${ctimeNs}:${size}:${ino}`;
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
@@ -288,7 +294,7 @@ export class FileSessionStore implements SessionStore {
       try {
         const fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
         try {
-          writeSync(fd, String(process.pid));
+          writeSync(fd, this.lockMark);
         } finally {
           closeSync(fd);
         }
@@ -303,7 +309,11 @@ export class FileSessionStore implements SessionStore {
     try {
       return await work();
     } finally {
-      unlinkSync(lock);
+      try {
+        unlinkSync(lock);
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
     }
   }
 
@@ -318,20 +328,28 @@ export class FileSessionStore implements SessionStore {
       // Gone already: the holder let go; try again.
       return isMissing(error);
     }
-    const pid = Number(text);
+    const pid = Number(text.split(" ")[0]);
     // No pid yet: just created by a live process, or left by one killed before it wrote it.
-    if (text === "" || !Number.isInteger(pid) || pid <= 0) return age > 1000 ? this.removeLock(lock) : false;
-    if (pid === process.pid) return false;
+    if (text === "" || !Number.isInteger(pid) || pid <= 0) return age > 1000 ? this.removeLock(lock, text) : false;
+    // Our pid: our own lock (another call of this process holds it), or one left by an earlier
+    // process that had the same pid (PID 1 in a restarted container): its mark tells.
+    if (pid === process.pid) return text === this.lockMark ? false : this.removeLock(lock, text);
     try {
       process.kill(pid, 0);
       return false;
     } catch (error) {
-      return (error as NodeJS.ErrnoException).code === "ESRCH" ? this.removeLock(lock) : false;
+      return (error as NodeJS.ErrnoException).code === "ESRCH" ? this.removeLock(lock, text) : false;
     }
   }
 
-  private removeLock(lock: string): boolean {
+  /**
+   * Removes the stale lock that read `stale`, unless it changed since: another process may have
+   * broken it and taken the lock meanwhile. (Between that check and the unlink a window remains;
+   * breaking a lock is rare — its holder was killed — and two breakers at once rarer.)
+   */
+  private removeLock(lock: string, stale: string): boolean {
     try {
+      if (readFileSync(lock, "utf8") !== stale) return true;
       unlinkSync(lock);
     } catch (error) {
       if (!isMissing(error)) throw error;
