@@ -498,7 +498,7 @@ export class Agent {
     this.runner.recorder = recorder;
     this.lease = session.lease;
     this.queues.observer = recorder;
-    this.store.onReplaced = (messages) => recorder.replaced(messages);
+    this.store.onReplaced = (messages, reset) => recorder.replaced(messages, reset);
     this.sessionState = "open";
     if (!image) {
       const at = this.now();

@@ -82,7 +82,7 @@ export class AgentStateStore implements AgentState {
   private view: WeakRef<readonly AgentMessage[]> | undefined;
   private version = 0;
   /** Told when the transcript is replaced as a whole (the session journal, SPEC S1). */
-  onReplaced: ((messages: readonly AgentMessage[]) => void) | undefined;
+  onReplaced: ((messages: readonly AgentMessage[], reset: boolean) => void) | undefined;
   private cached: AgentStateSnapshot | undefined;
   private cachedVersion = -1;
 
@@ -159,7 +159,7 @@ export class AgentStateStore implements AgentState {
   }
   set messages(messages: readonly AgentMessage[]) {
     this.install(messages);
-    this.onReplaced?.(this._messages.slice());
+    this.onReplaced?.(this._messages.slice(), false);
   }
 
   /** Installs `messages` as the transcript without telling `onReplaced` (a loaded session's). */
@@ -218,7 +218,8 @@ export class AgentStateStore implements AgentState {
   /** Clears the run state and installs `messages` as the transcript. */
   reset(messages: AgentMessage[]): void {
     this.run = initialRunState;
-    this.messages = messages;
+    this.install(messages);
+    this.onReplaced?.(this._messages.slice(), true);
   }
 
   /** Folds one loop event into the state (before any listener sees it), with the loop's reducer. */

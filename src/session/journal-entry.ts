@@ -36,6 +36,8 @@ export interface CreatedEntry extends Base {
 export interface TranscriptEntry extends Base {
   readonly type: "transcript";
   readonly messages: readonly AgentMessage[];
+  /** Written by `reset()`, which also forgets the last error. */
+  readonly reset?: true;
 }
 
 /** A message committed at its `message_end`. `delivers` is the seq of the `queued` entry it came from. */

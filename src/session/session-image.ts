@@ -76,6 +76,7 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
         break;
       case "transcript":
         messages = entry.messages.slice();
+        if (entry.reset) errorMessage = undefined;
         break;
       case "message":
         messages.push(entry.message);

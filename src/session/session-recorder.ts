@@ -64,9 +64,9 @@ export class SessionRecorder {
     if (entries.length > 0) void this.writer.write({ v, seq: 0, type: "cleared", at: this.now(), queue, entries });
   }
 
-  /** The transcript was replaced as a whole. */
-  replaced(messages: readonly AgentMessage[]): void {
-    void this.writer.write({ v, seq: 0, type: "transcript", at: this.now(), messages });
+  /** The transcript was replaced as a whole; `reset`: by `reset()`, which also forgets the last error. */
+  replaced(messages: readonly AgentMessage[], reset = false): void {
+    void this.writer.write(reset ? { v, seq: 0, type: "transcript", at: this.now(), messages, reset: true } : { v, seq: 0, type: "transcript", at: this.now(), messages });
   }
 
   /**

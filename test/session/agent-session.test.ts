@@ -80,6 +80,13 @@ describe("an Agent keeps its session (SPEC S1, S5)", () => {
     expect(userTexts(again.peekQueuedMessages())).toEqual(["then this"]);
     again.followUpMode = "all";
     expect(userTexts(again.peekQueuedMessages())).toEqual(["then this", "and this"]);
+    // reset() forgets the error, in the journal too.
+    again.reset();
+    expect(again.state.errorMessage).toBeUndefined();
+    const third = agentOn(store, { owner: "c", takeover: true });
+    await third.resume();
+    expect(third.state.errorMessage).toBeUndefined();
+    expect(third.peekQueuedMessages()).toEqual([]);
   });
 
   it("S5: one message object queued twice is two queued entries: both delivered once, neither again after a resume", async () => {
