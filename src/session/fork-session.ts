@@ -9,6 +9,9 @@ import { andThenValue, maybeAsync } from "../rx/maybe-async.js";
 import { checkJournal, JOURNAL_VERSION, type JournalEntry } from "./journal-entry.js";
 import { replayJournal } from "./session-image.js";
 import { SessionConflictError, SessionError } from "./session-errors.js";
+import type { AssistantMessage, ToolCall, ToolResultMessage } from "../model/messages.js";
+import type { AgentMessage } from "../model/types.js";
+import { errorOutcome, toolResultMessage } from "../tools/tool-result.js";
 import type { SessionStore } from "./session-store.js";
 
 /** Where a fork starts: after journal entry `seq`, or with the first `messages` messages of the transcript. */
@@ -64,9 +67,9 @@ function fork(store: SessionStore, fromId: string, toId: string, at: ForkPoint, 
     if (!loaded) throw new SessionError(`Session "${fromId}" does not exist: nothing to fork.`, fromId);
     const { cut, fromSeq } = cutAt(checkJournal(loaded.entries, fromId), at, fromId);
     const image = replayJournal(cut);
-    const messages = "messages" in at ? image.messages.slice(0, at.messages) : image.messages;
-    const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
     const t = (options.now ?? Date.now)();
+    const messages = answerOpenCalls("messages" in at ? image.messages.slice(0, at.messages) : image.messages, t);
+    const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
     const entries: JournalEntry[] = [
       { v: JOURNAL_VERSION, seq: 1, at: t, type: "created", sessionId: toId, forkedFrom: { sessionId: fromId, seq: fromSeq } },
       { v: JOURNAL_VERSION, seq: 2, at: t, type: "transcript", messages: copy(messages) },
@@ -81,6 +84,24 @@ function fork(store: SessionStore, fromId: string, toId: string, at: ForkPoint, 
       return writeNew(target, toId, entries, options.owner ?? "rxagent-fork", result);
     });
   });
+}
+
+/** The text of a result a fork gives a call that had none at the fork point. */
+export const FORKED_TOOL_TEXT = "not run: this session was forked before the call had a result";
+
+/**
+ * `messages`, with an error result for each call of the last assistant message that has none: a
+ * fork taken inside a tool batch must still be a transcript a model accepts (SPEC T3).
+ */
+function answerOpenCalls(messages: readonly AgentMessage[], timestamp: number): readonly AgentMessage[] {
+  let at = messages.length - 1;
+  while (at >= 0 && (messages[at] as { role?: string }).role === "toolResult") at--;
+  const last = messages[at] as AssistantMessage | undefined;
+  if (!last || last.role !== "assistant" || last.stopReason === "error" || last.stopReason === "aborted") return messages;
+  const answered = new Set(messages.slice(at + 1).map((m) => (m as ToolResultMessage).toolCallId));
+  const open = last.content.filter((block): block is ToolCall => block.type === "toolCall" && !answered.has(block.id));
+  if (open.length === 0) return messages;
+  return [...messages, ...open.map((call) => toolResultMessage(errorOutcome(call, FORKED_TOOL_TEXT), timestamp))];
 }
 
 /** Writes a new journal under a lease of its own, released after. */

@@ -6,11 +6,11 @@ import { lastValueFrom, type Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { Message } from "../../src/index.js";
-import { forkSession, type ForkResult } from "../../src/session/fork-session.js";
+import { FORKED_TOOL_TEXT, forkSession, type ForkResult } from "../../src/session/fork-session.js";
 import { replayJournal } from "../../src/session/session-image.js";
 import { SessionConflictError } from "../../src/session/session-errors.js";
 import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
-import { fauxProvider } from "../../src/testing/index.js";
+import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { userTexts } from "./scenario.js";
 
 const model = { id: "faux-1", api: "faux", provider: "faux" };
@@ -58,6 +58,26 @@ describe("forkSession (SPEC S7)", () => {
     const midRun = entries.findIndex((e) => e.type === "run_started") + 2;
     await settled(forkSession(store, "main", "mid", { seq: midRun }));
     expect(replayJournal(store.load("mid")!.entries).runOpen).toBe(false);
+  });
+
+  it("S7: a fork taken inside a tool batch answers the calls that had no result there, so the model gets a valid transcript", async () => {
+    const store = new InMemorySessionStore();
+    const echo = { name: "echo", label: "Echo", description: "Echoes.", parameters: { type: "object" }, execute: () => ({ content: [{ type: "text" as const, text: "ok" }] }) };
+    const agent = new Agent({
+      initialState: { model, tools: [echo] },
+      streamFn: fauxProvider([{ content: [fauxToolCall("echo", {}, "a"), fauxToolCall("echo", {}, "b")] }, { content: "done" }]),
+      session: { store, id: "main" },
+    });
+    await agent.resume();
+    await agent.prompt("go");
+    const entries = store.load("main")!.entries;
+    const firstResult = entries.findIndex((e) => e.type === "message" && (e.message as Message).role === "toolResult") + 1;
+    await settled(forkSession(store, "main", "mid-batch", { seq: firstResult }));
+    const fork = replayJournal(store.load("mid-batch")!.entries).messages as Message[];
+    expect(fork.map((m) => (m.role === "toolResult" ? `${m.role}:${m.toolCallId}` : m.role))).toEqual(["system", "user", "assistant", "toolResult:a", "toolResult:b"]);
+    expect(fork[4]).toMatchObject({ isError: true, content: [{ type: "text", text: FORKED_TOOL_TEXT }] });
+    await settled(forkSession(store, "main", "cut-batch", { messages: 3 }));
+    expect((replayJournal(store.load("cut-batch")!.entries).messages as Message[]).map((m) => m.role)).toEqual(["system", "user", "assistant", "toolResult", "toolResult"]);
   });
 
   it("S7: the fork shares nothing: changing what one holds leaves the other", async () => {
