@@ -56,15 +56,14 @@ function streamOptionsOf(config: AgentLoopConfig): StreamOptions {
   return options;
 }
 
-/** Ids of the tool calls of `message` that have a result after it in `messages`. */
-export function answeredIn(messages: readonly AgentMessage[], message: AssistantMessage): string[] {
-  const at = messages.lastIndexOf(message);
-  const answered: string[] = [];
-  for (let i = at + 1; i < messages.length; i++) {
-    const m = messages[i] as { role?: string; toolCallId?: string };
-    if (m.role === "toolResult" && m.toolCallId !== undefined) answered.push(m.toolCallId);
+/** The tool results after `message` in `messages`, by tool call id: its calls already answered. */
+export function resultsAfter(messages: readonly AgentMessage[], message: AssistantMessage): Map<string, ToolResultMessage> {
+  const results = new Map<string, ToolResultMessage>();
+  for (let i = messages.lastIndexOf(message) + 1; i < messages.length; i++) {
+    const m = messages[i] as ToolResultMessage;
+    if (m.role === "toolResult") results.set(m.toolCallId, m);
   }
-  return answered;
+  return results;
 }
 
 /** One run's state. */
@@ -122,7 +121,7 @@ export class Run {
     this.steering.start();
     this.followUp.start();
     const resume = input.resume;
-    if (resume) this.state = resumedRunState(resume.message, answeredIn(this.watched.raw, resume.message));
+    if (resume) this.state = resumedRunState(resume.message, [...resultsAfter(this.watched.raw, resume.message).keys()]);
   }
 
   /** Every event on its way out: the state is reduced, and `message_end` commits its message. */

@@ -14,7 +14,7 @@
  */
 import { defer, EMPTY, type Observable } from "rxjs";
 import { sequence } from "../rx/sequence.js";
-import type { AssistantMessage, Message, StreamOptions, ToolCall, ToolResultMessage } from "../model/messages.js";
+import type { AssistantMessage, Message, StreamOptions, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import { unwatched } from "../model/watched-transcript.js";
 import { andThen, maybeAsync } from "../rx/maybe-async.js";
@@ -24,7 +24,7 @@ import type { ToolCallEnvironment } from "../tools/prepare-tool-call.js";
 import { executeToolBatch, failTruncatedToolCalls, type ToolBatchResult } from "../tools/tool-batch.js";
 import type { AgentTurnContext } from "./loop-config.js";
 import { messagesOrNone, poll } from "./queue-poll.js";
-import type { ResumedTurn, Run } from "./run.js";
+import { resultsAfter, type ResumedTurn, type Run } from "./run.js";
 import { NextTurn, type Step } from "./next-turn.js";
 import { finishTurn, hardExit } from "./turn-end.js";
 
@@ -137,12 +137,7 @@ function runToolCalls(run: Run, message: AssistantMessage, calls: readonly ToolC
  */
 export function resumeTurn(run: Run, resume: ResumedTurn): Observable<Step> {
   const { message, settled } = resume;
-  const answered = new Map<string, ToolResultMessage>();
-  const transcript = run.transcript();
-  for (let i = transcript.lastIndexOf(message) + 1; i < transcript.length; i++) {
-    const m = transcript[i] as ToolResultMessage;
-    if (m.role === "toolResult") answered.set(m.toolCallId, m);
-  }
+  const answered = resultsAfter(run.transcript(), message);
   const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
   const open = calls.filter((call) => !answered.has(call.id));
   const env = { ...toolEnvironment(run, message), settled };

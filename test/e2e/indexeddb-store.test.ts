@@ -10,16 +10,14 @@
  * first; a newer version opened in one tab is not blocked by the other, whose store then says
  * why it stops. (The same store on fake-indexeddb: test/session/indexeddb-store.test.ts.)
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { build, preview, type PreviewServer } from "vite";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../src/session/journal-entry.js";
 import type { SessionLease } from "../../src/session/session-store.js";
 import { ROOT } from "../examples/support.js";
-import { findChromium } from "../helpers/chromium.js";
+import { serveFixture } from "../helpers/served-fixture.js";
 import { created, userEntry } from "../session/store-contract.js";
 import type { Outcome, SessionsPage } from "./fixtures/indexeddb/main.js";
 
@@ -27,45 +25,12 @@ const FIXTURE = join(ROOT, "test/e2e/fixtures/indexeddb");
 const DB = "rxagent-e2e-sessions";
 const TTL = 60_000;
 
-let outDir: string;
-let server: PreviewServer;
-let browser: Browser;
-let base: string;
-let context: BrowserContext | undefined;
-const pageErrors: string[] = [];
-
-beforeAll(async () => {
-  outDir = mkdtempSync(join(tmpdir(), "rxagent-indexeddb-"));
-  const config = { root: FIXTURE, configFile: false as const, logLevel: "silent" as const, base: "./" };
-  await build({ ...config, build: { outDir, emptyOutDir: true, target: "es2022" } });
-  server = await preview({ ...config, build: { outDir }, preview: { host: "127.0.0.1", port: 0, strictPort: false } });
-  base = server.resolvedUrls!.local[0]!;
-  const found = await findChromium();
-  browser = await chromium.launch({ executablePath: found.executablePath, args: found.args });
-}, 90_000);
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(pageErrors.splice(0)).toEqual([]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (outDir) rmSync(outDir, { recursive: true, force: true });
-});
+const served = serveFixture(FIXTURE);
 
 /** Opens `count` tabs of the page in one fresh context (one origin, one shared IndexedDB). */
 async function tabs(count: number): Promise<Page[]> {
-  context = await browser.newContext();
-  const pages: Page[] = [];
-  for (let n = 0; n < count; n++) {
-    const page = await context.newPage();
-    page.on("pageerror", (error) => pageErrors.push(error.message));
-    await ready(page, page.goto(base));
-    pages.push(page);
-  }
+  const pages = await served.pages(count);
+  for (const page of pages) await ready(page, page.goto(served.url));
   return pages;
 }
 
@@ -94,9 +59,9 @@ const loadEntries = async (page: Page) => (await ok<{ entries: JournalEntry[] } 
 
 describe("IndexedDbSessionStore in headless Chromium", () => {
   it("the page bundle has the store and no Node-only API", () => {
-    const assets = readdirSync(join(outDir, "assets")).filter((file) => file.endsWith(".js"));
+    const assets = readdirSync(join(served.outDir, "assets")).filter((file) => file.endsWith(".js"));
     expect(assets.length).toBeGreaterThan(0);
-    const code = assets.map((asset) => readFileSync(join(outDir, "assets", asset), "utf8")).join("\n");
+    const code = assets.map((asset) => readFileSync(join(served.outDir, "assets", asset), "utf8")).join("\n");
     expect(code).toMatch(/IndexedDbSessionStore/);
     expect(code).not.toMatch(/["']node:[a-z]/);
     expect(code).not.toMatch(/\bprocess\.(env|argv)\b/);

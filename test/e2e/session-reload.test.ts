@@ -11,57 +11,25 @@
  * it shows the same transcript and starts nothing. Reloaded while an answer streams, the
  * partial answer is gone after the reload, and the answer is asked for again and completes.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { build, preview, type PreviewServer } from "vite";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_TEXT } from "../../src/session/resume-plan.js";
 import { ROOT } from "../examples/support.js";
-import { findChromium } from "../helpers/chromium.js";
+import { serveFixture } from "../helpers/served-fixture.js";
 import type { ReloadPage } from "./fixtures/session-reload/main.js";
 import type { Screen, ScreenItem } from "./fixtures/session-reload/render.js";
 import { answerFrom, INTRO, PROMPT } from "./fixtures/session-reload/reply-script.js";
 
 const FIXTURE = join(ROOT, "test/e2e/fixtures/session-reload");
 
-let outDir: string;
-let server: PreviewServer;
-let browser: Browser;
-let base: string;
-let context: BrowserContext | undefined;
-const pageErrors: string[] = [];
-
-beforeAll(async () => {
-  outDir = mkdtempSync(join(tmpdir(), "rxagent-session-reload-"));
-  const config = { root: FIXTURE, configFile: false as const, logLevel: "silent" as const, base: "./" };
-  await build({ ...config, build: { outDir, emptyOutDir: true, target: "es2022" } });
-  server = await preview({ ...config, build: { outDir }, preview: { host: "127.0.0.1", port: 0, strictPort: false } });
-  base = server.resolvedUrls!.local[0]!;
-  const found = await findChromium();
-  browser = await chromium.launch({ executablePath: found.executablePath, args: found.args });
-}, 90_000);
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(pageErrors.splice(0)).toEqual([]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (outDir) rmSync(outDir, { recursive: true, force: true });
-});
+const served = serveFixture(FIXTURE);
 
 /** The page in a fresh context: a new origin storage, so a new IndexedDB and localStorage. */
 async function openPage(): Promise<Page> {
-  context = await browser.newContext();
-  const page = await context.newPage();
-  page.on("pageerror", (error) => pageErrors.push(error.message));
-  await page.goto(base);
-  return page;
+  const [page] = await served.pages(1);
+  await page!.goto(served.url);
+  return page!;
 }
 
 type Hooks = { __reload?: ReloadPage };

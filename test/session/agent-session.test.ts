@@ -15,6 +15,7 @@ import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
 import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
 import { label, newScheduler, timerTool } from "../helpers/marbles.js";
 import { userTexts } from "./scenario.js";
+import { storeWith } from "./store-contract.js";
 
 const model = { id: "faux-1", api: "faux", provider: "faux" };
 const echo: AgentTool = {
@@ -234,11 +235,7 @@ describe("entries are on record before anyone is told (SPEC S6)", () => {
 /** A copy of `store`'s journal of "s" up to and including the first entry `cut` picks. */
 function cutJournal(store: InMemorySessionStore, cut: (entry: JournalEntry) => boolean): InMemorySessionStore {
   const entries = store.load("s")!.entries;
-  const copy = new InMemorySessionStore();
-  const { token } = copy.acquire("s", { owner: "seed", ttlMs: 1 });
-  copy.append("s", entries.slice(0, entries.findIndex(cut) + 1), { expectedSeq: 0, token, ttlMs: 1 });
-  copy.release("s", token);
-  return copy;
+  return storeWith(entries.slice(0, entries.findIndex(cut) + 1));
 }
 
 describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
@@ -311,12 +308,7 @@ describe("resuming a sequential batch (SPEC S5, T4)", () => {
     await agent.resume();
     await agent.prompt("go");
     // The journal as a crash right after s's result was committed leaves it.
-    const entries = store.load("s")!.entries;
-    const cut = entries.findIndex((e) => e.type === "message" && (e.message as { toolCallId?: string }).toolCallId === "s1") + 1;
-    const copy = new InMemorySessionStore();
-    const { token } = copy.acquire("s", { owner: "seed", ttlMs: 1 });
-    copy.append("s", entries.slice(0, cut), { expectedSeq: 0, token, ttlMs: 1 });
-    copy.release("s", token);
+    const copy = cutJournal(store, (e) => e.type === "message" && (e.message as { toolCallId?: string }).toolCallId === "s1");
     const resumed = agentOn(copy, { tools, replies, owner: "second" });
     const seen: string[] = [];
     resumed.subscribe((e) => {
@@ -387,10 +379,7 @@ describe("a resumed run in virtual time (SPEC S5, L12)", () => {
       // Frame 25: `fast` (b) finished at 10 + its request's frames, `slow` (a) still runs. The
       // journal as it is then is what a crash leaves; then the first process goes away.
       scheduler.schedule(() => {
-        const copy = new InMemorySessionStore({ now: () => scheduler.now() });
-        const { token } = copy.acquire("s", { owner: "seed", ttlMs: 1 });
-        copy.append("s", store.load("s")!.entries, { expectedSeq: 0, token, ttlMs: 1 });
-        copy.release("s", token);
+        const copy = storeWith(store.load("s")!.entries, { now: () => scheduler.now() });
         running.unsubscribe();
         resumed = agentOn(copy, { tools, replies, scheduler, owner: "second" });
         resumed.resume$().subscribe((e) => {

@@ -4,21 +4,13 @@
  * The SIGKILL sweep (`crash-sigkill.test.ts`) does the same with real processes and the file store.
  */
 import { describe, expect, it } from "vitest";
-import type { JournalEntry } from "../../src/session/journal-entry.js";
 import { replayJournal } from "../../src/session/session-image.js";
 import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
 import { INTERRUPTED_TOOL_TEXT } from "../../src/session/resume-plan.js";
 import type { ToolResultMessage } from "../../src/index.js";
 import { driveFresh, scenarioAgent, userTexts } from "./scenario.js";
+import { storeWith } from "./store-contract.js";
 import { checkTranscript } from "./transcript-invariants.js";
-
-function seeded(entries: readonly JournalEntry[]): InMemorySessionStore {
-  const store = new InMemorySessionStore();
-  const { token } = store.acquire("s", { owner: "seed", ttlMs: 1 });
-  if (entries.length > 0) store.append("s", entries, { expectedSeq: 0, token, ttlMs: 1 });
-  store.release("s", token);
-  return store;
-}
 
 describe("a crash after any journal entry (SPEC S5, S6)", () => {
   it("S5: every prefix resumes to a valid transcript: nothing committed lost or doubled, each call answered once, never-replay effects at most once, queued messages delivered once", async () => {
@@ -41,7 +33,7 @@ describe("a crash after any journal entry (SPEC S5, S6)", () => {
       const before = replayJournal(prefix);
       const resumedEffects: string[] = [];
       const resumedReads: string[] = [];
-      const seed = seeded(prefix);
+      const seed = storeWith(prefix);
       const resumed = scenarioAgent(seed, "s", { record: (id) => resumedEffects.push(id), read: (id) => resumedReads.push(id) });
       await resumed.resume();
       const messages = resumed.state.messages;

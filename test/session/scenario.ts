@@ -7,6 +7,7 @@
 import { Agent, type AgentMessage, type AgentTool, type Message, type StreamFn } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
 import type { SessionStore } from "../../src/session/session-store.js";
+import { textOf } from "../helpers/fixtures.js";
 
 /** Where the side effects of `charge` are counted: survives the agent (a file, in the child process). */
 export interface EffectLog {
@@ -91,11 +92,7 @@ export function driveFresh(agent: Agent): Promise<void> {
   return agent.prompt("start");
 }
 
-/** Text of a user message, for counting deliveries. */
+/** The texts of the user messages, for counting deliveries. */
 export function userTexts(messages: readonly AgentMessage[]): string[] {
-  return messages.flatMap((m) => {
-    const message = m as Message;
-    if (message.role !== "user") return [];
-    return [typeof message.content === "string" ? message.content : message.content.map((c) => (c.type === "text" ? c.text : "")).join("")];
-  });
+  return messages.filter((m) => (m as Message).role === "user").map(textOf);
 }

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { JOURNAL_VERSION, type JournalEntry } from "../../src/session/journal-entry.js";
 import { SessionConflictError, SessionCorruptError, SessionFencedError, SessionLeaseHeldError } from "../../src/session/session-errors.js";
 import type { SessionStore } from "../../src/session/session-store.js";
+import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
 
 /** A store under test, and how to let it go. */
 export interface StoreUnderTest {
@@ -27,6 +28,18 @@ export async function failure(call: () => unknown): Promise<unknown> {
     return error;
   }
   throw new Error("expected the call to fail");
+}
+
+/**
+ * An in-memory store holding `entries` as session "s", its lease released: the journal a crash
+ * left, for a fresh Agent to resume.
+ */
+export function storeWith(entries: readonly JournalEntry[], options: ConstructorParameters<typeof InMemorySessionStore>[0] = {}): InMemorySessionStore {
+  const store = new InMemorySessionStore(options);
+  const { token } = store.acquire("s", { owner: "seed", ttlMs: 1 });
+  if (entries.length > 0) store.append("s", entries, { expectedSeq: 0, token, ttlMs: 1 });
+  store.release("s", token);
+  return store;
 }
 
 export const created = (sessionId: string, at = 1): JournalEntry => ({ v: JOURNAL_VERSION, seq: 1, at, type: "created", sessionId });
