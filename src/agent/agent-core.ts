@@ -7,7 +7,13 @@
  *
  * @module
  */
-import { concat, defer, EMPTY, ignoreElements, isObservable, map, Observable, Subject, type SchedulerLike, type Subscription, finalize } from "rxjs";
+import { concat, defer, distinctUntilChanged, EMPTY, ignoreElements, isObservable, map, Observable, Subject, type SchedulerLike, type Subscription, finalize } from "rxjs";
+import type { Usage } from "../model/messages.js";
+import type { RunLimits } from "../loop/run-limits.js";
+import { checkRunControl } from "../loop/agent-loop.js";
+import type { ToolApprovalDecision } from "../tools/tool-types.js";
+import { ApprovalDesk } from "./approval-desk.js";
+import type { ResumePlan } from "../session/resume-plan.js";
 import { assertCanContinue } from "../loop/agent-loop.js";
 import { type AgentLoopConfig, isLoopKey, LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
 import type { ImageContent, StreamFn, ThinkingBudgets } from "../model/messages.js";
@@ -72,6 +78,12 @@ export interface AgentOptions extends LoopHooks {
   validator?: ArgumentValidator;
   /** Clock and scheduler of the runs; pass a `TestScheduler` in marble tests. */
   scheduler?: SchedulerLike;
+  /** Budgets and breakers of every run (SPEC R2). */
+  limits?: RunLimits;
+  /** The most calls of a parallel batch that execute at once (SPEC R3). */
+  maxConcurrency?: number;
+  /** How long an aborted run waits for a promise tool that has not settled (SPEC R4). */
+  abortGraceMs?: number;
   /**
    * Keeps the Agent's transcript, queues and runs in a session journal (SPEC S1–S6), so a
    * reload, a crash or a deploy loses nothing committed. Call `resume()` before the first prompt:
@@ -107,7 +119,13 @@ export class Agent {
   providerOptions: Record<string, unknown> | undefined;
   validator: ArgumentValidator | undefined;
   scheduler: SchedulerLike | undefined;
+  limits: RunLimits | undefined;
+  maxConcurrency: number | undefined;
+  abortGraceMs: number | undefined;
 
+  private readonly desk = new ApprovalDesk();
+  /** A resumed run that waits for its first approval answer before it goes on (SPEC R1). */
+  private parked: Extract<ResumePlan, { kind: "tools" }> | undefined;
   private readonly store: AgentStateStore;
   private readonly listeners = new ListenerBarrier();
   private readonly queues: AgentQueues;
@@ -139,6 +157,16 @@ export class Agent {
     ),
   );
 
+  /**
+   * The usage totals (SPEC R5): now, then each time an assistant message adds to them.
+   *
+   * ```text
+   * runs:    --a----a-----|   (a: an assistant message committed)
+   * usage$:  u-u----u----     (u: the totals; never the same totals twice in a row)
+   * ```
+   */
+  readonly usage$: Observable<Usage> = defer(() => this.state$.pipe(map((snapshot) => snapshot.usage), distinctUntilChanged()));
+
   constructor(options: AgentOptions = {}) {
     this.store = new AgentStateStore(options.initialState, () => this.changes.next(), () => this.now());
     for (const hook of LOOP_HOOKS) (this as LoopHooks as Record<string, unknown>)[hook] = options[hook];
@@ -151,6 +179,10 @@ export class Agent {
     this.providerOptions = options.providerOptions;
     this.validator = options.validator;
     this.scheduler = options.scheduler;
+    this.limits = options.limits;
+    this.maxConcurrency = options.maxConcurrency;
+    this.abortGraceMs = options.abortGraceMs;
+    checkRunControl(options);
     if (options.session) checkSessionOptions(options.session);
     this.sessionOptions = options.session;
     this.runner = new AgentRunner(this.store, this.listeners, this.allEvents);
@@ -242,6 +274,81 @@ export class Agent {
     return this.queues.peek();
   }
 
+  /**
+   * Approves a call that waits (SPEC R1), optionally with edited arguments (validated again).
+   * A call of a resumed session that waited when its process stopped is answered here too: the
+   * run goes on from there (see `waitForIdle()`). Throws when no call with this id waits.
+   *
+   * @example
+   * ```ts
+   * agent.subscribe((event) => {
+   *   if (event.type === "tool_approval_request") showDialog(event.toolCallId, event.args);
+   * });
+   * // when the user clicks:
+   * agent.approve(toolCallId); // or agent.deny(toolCallId, "Not this folder.")
+   * ```
+   */
+  approve(toolCallId: string, options: { args?: unknown } = {}): void {
+    this.answer(toolCallId, options.args === undefined ? { approved: true } : { approved: true, args: options.args });
+  }
+
+  /** Denies a call that waits (SPEC R1): it gets an error result with `reason`, which the model reads. */
+  deny(toolCallId: string, reason?: string): void {
+    this.answer(toolCallId, reason === undefined ? { approved: false } : { approved: false, reason });
+  }
+
+  /**
+   * Answers approvals from a stream (a UI's clicks, a queue's messages) until the returned
+   * subscription is unsubscribed. An answer for a call that does not wait is put in
+   * `state.errorMessage`; the stream goes on.
+   *
+   * @example
+   * ```ts
+   * const answering = agent.answerApprovals(clicks$.pipe(map((c) => ({ toolCallId: c.id, approved: c.ok }))));
+   * ```
+   */
+  answerApprovals(answers: Observable<ToolApprovalDecision & { toolCallId: string }>): Subscription {
+    return answers.subscribe({
+      next: ({ toolCallId, ...decision }) => {
+        try {
+          this.answer(toolCallId, decision as ToolApprovalDecision);
+        } catch (error) {
+          this.store.errorMessage = describeError(error);
+          this.store.touch();
+        }
+      },
+      error: (error: unknown) => {
+        this.store.errorMessage = `The stream given to answerApprovals() failed: ${describeError(error)}`;
+        this.store.touch();
+      },
+    });
+  }
+
+  private answer(toolCallId: string, decision: ToolApprovalDecision): void {
+    if (decision.approved === true && decision.args !== undefined) this.runner.recorder?.approvedArgs.set(toolCallId, decision.args);
+    if (this.desk.answer(toolCallId, decision)) return;
+    // Announced and not waiting yet (a listener answering the request event): kept for the wait.
+    if (this.runner.active && this.store.pendingApprovals.some((request) => request.toolCallId === toolCallId)) {
+      this.desk.keep(toolCallId, decision);
+      return;
+    }
+    const parked = this.parked;
+    if (parked && !this.runner.active && parked.approvals.some((request) => request.toolCallId === toolCallId)) {
+      this.parked = undefined;
+      this.desk.keep(toolCallId, decision);
+      for (const [id, kept] of parked.answers) this.desk.keep(id, kept);
+      this.run({ resume: { message: parked.message, settled: parked.settled } }).subscribe({
+        error: (error: unknown) => {
+          this.store.errorMessage = describeError(error);
+          this.store.touch();
+        },
+      });
+      return;
+    }
+    this.runner.recorder?.approvedArgs.delete(toolCallId);
+    throw new Error(`No tool call "${toolCallId}" is waiting for approval.`);
+  }
+
   /** The AbortSignal of the current run, if one is active. */
   get signal(): AbortSignal | undefined {
     return this.runner.active?.signal;
@@ -282,6 +389,7 @@ export class Agent {
   /** Clears the transcript (keeping the replayed system baseline), the queues and the error. */
   reset(): void {
     if (this.runner.active) throw new Error("Agent is already processing. Wait for completion before resetting.");
+    if (this.parked) throw new Error("reset(): the resumed run waits for approvals: approve() or deny() them first.");
     const baseline = getCurrentSystemMessage(this.store.transcript);
     this.clearAllQueues();
     this.store.reset(baseline ? [baseline] : []);
@@ -371,6 +479,10 @@ export class Agent {
     if (this.maxTokens !== undefined) config.maxTokens = this.maxTokens;
     if (this.validator !== undefined) config.validator = this.validator;
     if (this.scheduler !== undefined) config.scheduler = this.scheduler;
+    if (this.limits !== undefined) config.limits = this.limits;
+    if (this.maxConcurrency !== undefined) config.maxConcurrency = this.maxConcurrency;
+    if (this.abortGraceMs !== undefined) config.abortGraceMs = this.abortGraceMs;
+    config.requestApproval = this.desk.request;
     for (const hook of LOOP_HOOKS) if (this[hook]) (config as unknown as Record<string, unknown>)[hook] = this[hook];
     const finish = config.finishTurn;
     const recorder = this.runner.recorder;
@@ -460,6 +572,9 @@ export class Agent {
       const { store } = this.sessionOptions;
       // Detached first: nothing the app does from now on is journaled under a lease it gave up.
       this.runner.recorder = undefined;
+      this.parked = undefined;
+      this.desk.forget();
+      this.store.pendingApprovals = Object.freeze([]);
       this.queues.observer = undefined;
       this.store.onReplaced = undefined;
       this.lease = undefined;
@@ -489,6 +604,7 @@ export class Agent {
     this.openedBefore = true;
     if (image) {
       this.store.install(image.messages);
+      this.store.installUsage(image.usage);
       this.store.errorMessage = image.errorMessage;
       this.queues.restore("steering", image.steering.map((q) => q.message));
       this.queues.restore("followUp", image.followUp.map((q) => q.message));
@@ -520,12 +636,26 @@ export class Agent {
       case "continue":
         return this.continue$();
       case "tools":
-        return this.run(plan.aborted ? { resume: { message: plan.message, settled: plan.settled }, aborted: true } : { resume: { message: plan.message, settled: plan.settled } });
+        if (plan.aborted) return this.run({ resume: { message: plan.message, settled: plan.settled }, aborted: true });
+        if (plan.approvals.length > 0) {
+          // Waiting for a human: the run goes on when the first answer comes (approve / deny).
+          this.parked = plan;
+          this.store.pendingApprovals = Object.freeze(plan.approvals.slice());
+          this.store.touch();
+          return durable(session.writer.whenDurable());
+        }
+        for (const [id, kept] of plan.answers) this.desk.keep(id, kept);
+        return this.run({ resume: { message: plan.message, settled: plan.settled } });
     }
   }
 
   /** One run, owned by the Agent: a subscriber leaving only aborts it, the run still settles. */
   private run(plan: RunPlan): Observable<AgentEvent> {
+    if (this.parked) {
+      const ids = this.parked.approvals.map((request) => request.toolCallId).join(", ");
+      throw new Error(`The resumed run waits for approval of tool call${this.parked.approvals.length === 1 ? "" : "s"} ${ids}: approve() or deny() first.`);
+    }
+    checkRunControl(this);
     if (this.sessionOptions && this.sessionState !== "open") throw new Error(`The Agent keeps session "${this.sessionOptions.id}": call \`await agent.resume()\` before the first prompt.`);
     const streamFn = this.streamFn;
     if (!streamFn) throw new Error("The Agent has no streamFn: pass one in the options or assign agent.streamFn.");

@@ -4,10 +4,12 @@
  * @module
  */
 import { initialRunState, reduceRunState, type RunState, withErrorMessage } from "../loop/run-state.js";
-import type { Model, ThinkingLevel, Tool } from "../model/messages.js";
+import type { AssistantMessage, Model, ThinkingLevel, Tool, Usage } from "../model/messages.js";
+import { emptyUsage } from "../model/assistant-message.js";
+import { addUsage, copyUsage } from "../model/usage-totals.js";
 import { createInitialSystemMessage, getSystemPrompt, isSystem } from "../model/transcript.js";
-import type { AgentEvent, AgentMessage } from "../model/types.js";
-import type { AgentTool } from "../tools/tool-types.js";
+import type { AgentEvent, AgentMessage, CallCancellation, LimitReached } from "../model/types.js";
+import type { AgentTool, ToolApprovalRequest } from "../tools/tool-types.js";
 
 /**
  * What the `Agent` knows. `messages` and `tools` copy the top-level array on assignment; the
@@ -31,6 +33,14 @@ export interface AgentState {
   readonly pendingToolCalls: ReadonlySet<string>;
   /** The error of the last failed or aborted turn. */
   readonly errorMessage: string | undefined;
+  /** Tool calls waiting for `approve()` or `deny()` (SPEC R1), in the order they asked. */
+  readonly pendingApprovals: readonly ToolApprovalRequest[];
+  /** What the runs of this Agent (with a session: of the session) used, summed (SPEC R5). */
+  readonly usage: Usage;
+  /** The limit that ended the last run, if one did (SPEC R2). */
+  readonly limit: LimitReached | undefined;
+  /** What became of the calls of the last run's batch when it was aborted (SPEC R4). */
+  readonly cancellation: readonly CallCancellation[] | undefined;
 }
 
 /** A frozen copy of the state at one moment, as `state$` emits it. */
@@ -44,6 +54,10 @@ export interface AgentStateSnapshot {
   readonly streamingMessage: AgentMessage | undefined;
   readonly pendingToolCalls: ReadonlySet<string>;
   readonly errorMessage: string | undefined;
+  readonly pendingApprovals: readonly ToolApprovalRequest[];
+  readonly usage: Usage;
+  readonly limit: LimitReached | undefined;
+  readonly cancellation: readonly CallCancellation[] | undefined;
 }
 
 /** The initial state an `Agent` is created with. */
@@ -53,6 +67,13 @@ export interface AgentInitialState {
   thinkingLevel?: ThinkingLevel;
   tools?: AgentTool[];
   messages?: AgentMessage[];
+}
+
+const NO_APPROVALS: readonly ToolApprovalRequest[] = Object.freeze([]);
+
+function deepFreeze(usage: Usage): Usage {
+  Object.freeze(usage.cost);
+  return Object.freeze(usage);
 }
 
 const UNKNOWN_MODEL: Model = { id: "unknown", api: "unknown", provider: "unknown" };
@@ -85,6 +106,11 @@ export class AgentStateStore implements AgentState {
   onReplaced: ((messages: readonly AgentMessage[], reset: boolean) => void) | undefined;
   private cached: AgentStateSnapshot | undefined;
   private cachedVersion = -1;
+  pendingApprovals: readonly ToolApprovalRequest[] = NO_APPROVALS;
+  private _usage: Usage = emptyUsage();
+  private usageView: Usage | undefined;
+  limit: LimitReached | undefined;
+  cancellation: readonly CallCancellation[] | undefined;
 
   constructor(
     initial: AgentInitialState = {},
@@ -195,6 +221,17 @@ export class AgentStateStore implements AgentState {
     this.run = withErrorMessage(this.run, errorMessage);
   }
 
+  /** The usage totals, as a frozen copy made when they changed and are read. */
+  get usage(): Usage {
+    return (this.usageView ??= deepFreeze(copyUsage(this._usage)));
+  }
+
+  /** Installs the usage totals a loaded session had. */
+  installUsage(usage: Usage): void {
+    this._usage = copyUsage(usage);
+    this.usageView = undefined;
+  }
+
   /** Marks a change: `state$` emits a new snapshot. */
   touch(): void {
     this.version++;
@@ -205,12 +242,16 @@ export class AgentStateStore implements AgentState {
   beginRun(): void {
     this.isStreaming = true;
     this.run = initialRunState;
+    this.pendingApprovals = NO_APPROVALS;
+    this.limit = undefined;
+    this.cancellation = undefined;
     this.touch();
   }
 
   /** The run is over and its listeners settled: nothing streams or is pending; the error stays. */
   endRun(): void {
     this.isStreaming = false;
+    this.pendingApprovals = NO_APPROVALS;
     this.run = withErrorMessage(initialRunState, this.run.errorMessage);
     this.touch();
   }
@@ -225,7 +266,25 @@ export class AgentStateStore implements AgentState {
   /** Folds one loop event into the state (before any listener sees it), with the loop's reducer. */
   reduce(event: AgentEvent): void {
     this.run = reduceRunState(this.run, event);
-    if (event.type === "message_end") this._messages.push(event.message);
+    switch (event.type) {
+      case "message_end":
+        this._messages.push(event.message);
+        if ((event.message as { role?: string }).role === "assistant") {
+          addUsage(this._usage, (event.message as AssistantMessage).usage);
+          this.usageView = undefined;
+        }
+        break;
+      case "tool_approval_request":
+        this.pendingApprovals = Object.freeze([...this.pendingApprovals, { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args }]);
+        break;
+      case "tool_approval_end":
+        this.pendingApprovals = Object.freeze(this.pendingApprovals.filter((request) => request.toolCallId !== event.toolCallId));
+        break;
+      case "agent_end":
+        this.limit = event.limit;
+        this.cancellation = event.cancellation ? Object.freeze(event.cancellation.slice()) : undefined;
+        break;
+    }
     this.touch();
   }
 
@@ -253,6 +312,10 @@ export class AgentStateStore implements AgentState {
       streamingMessage: this.streamingMessage,
       pendingToolCalls: this.pendingToolCalls,
       errorMessage: this.errorMessage,
+      pendingApprovals: this.pendingApprovals,
+      usage: this.usage,
+      limit: this.limit,
+      cancellation: this.cancellation,
     });
     this.cached = snapshot;
     this.cachedVersion = this.version;

@@ -22,7 +22,8 @@
  *
  * @module
  */
-import { catchError, defer, EMPTY, expand, filter, finalize, ignoreElements, Observable, of, queueScheduler, subscribeOn, tap } from "rxjs";
+import { asyncScheduler, catchError, defer, EMPTY, expand, filter, finalize, ignoreElements, Observable, of, queueScheduler, subscribeOn, type Subscription, tap } from "rxjs";
+import { checkPositive, checkRunLimits, limitReached } from "./run-limits.js";
 import { sequence } from "../rx/sequence.js";
 import type { StreamFn } from "../model/messages.js";
 import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
@@ -119,7 +120,16 @@ export function startAgentLoop(input: AgentLoopRun, defaultValidator: ArgumentVa
   assertOneQueueSource(config.getFollowUpMessages, config.followUp$, "getFollowUpMessages", "followUp$");
   const validator = validatorFor(input.context.tools, config.validator ?? defaultValidator);
   assertToolSet(input.context.tools, validator);
+  checkRunControl(config);
   return launchAgentLoop({ ...input, validator });
+}
+
+/** Throws a `TypeError` for run-control options that cannot mean anything (SPEC R2, R3). @internal */
+export function checkRunControl(config: Pick<AgentLoopConfig, "limits" | "maxConcurrency" | "abortGraceMs" | "requestApproval">): void {
+  checkRunLimits(config.limits);
+  checkPositive("maxConcurrency", config.maxConcurrency, true);
+  checkPositive("abortGraceMs", config.abortGraceMs, false);
+  if (config.requestApproval !== undefined && typeof config.requestApproval !== "function") throw new TypeError("requestApproval must be a function.");
 }
 
 /**
@@ -148,6 +158,7 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
 function runEvents(input: ValidatedLoopRun, controller: AbortController): Observable<AgentEvent> {
   return defer(() => {
     const run = new Run(input, controller.signal);
+    const deadline = runDeadline(run, controller);
     return turns(run).pipe(
       catchError((error: unknown) =>
         // Deferred: catchError has unsubscribed the failed run when this runs, so the abort
@@ -157,9 +168,27 @@ function runEvents(input: ValidatedLoopRun, controller: AbortController): Observ
           return failure(run, error);
         }),
       ),
-      finalize(() => run.stopQueues()),
+      finalize(() => {
+        deadline?.unsubscribe();
+        run.stopQueues();
+      }),
     );
   });
+}
+
+/**
+ * The run's time limit (SPEC R2), on the loop's scheduler: when it passes, the run is aborted
+ * with the limit as the reason, and ends as an abort does (SPEC L10), `agent_end.limit` saying why.
+ */
+function runDeadline(run: Run, controller: AbortController): Subscription | undefined {
+  const timeoutMs = run.config.limits?.timeoutMs;
+  if (timeoutMs === undefined) return undefined;
+  const startedAt = run.now();
+  return (run.config.scheduler ?? asyncScheduler).schedule(() => {
+    if (run.state.ended || controller.signal.aborted) return;
+    run.limit = limitReached("timeoutMs", timeoutMs, run.now() - startedAt);
+    controller.abort(new DOMException(run.limit.message, "TimeoutError"));
+  }, timeoutMs);
 }
 
 /**

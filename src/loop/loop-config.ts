@@ -8,7 +8,8 @@ import type { Observable, SchedulerLike } from "rxjs";
 import type { AssistantMessage, Message, Model, ProviderOptions, ThinkingLevel, ToolResultMessage } from "../model/messages.js";
 import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
-import type { ToolExecutionMode, ToolHooks } from "../tools/tool-types.js";
+import type { ToolApprovalDecision, ToolApprovalRequest, ToolExecutionMode, ToolHooks } from "../tools/tool-types.js";
+import type { RunLimits } from "./run-limits.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 
 /** How many queued messages one poll takes: the oldest only, or all of them. */
@@ -77,6 +78,23 @@ export interface AgentLoopConfig extends ToolHooks, ProviderOptions {
   followUpMode?: QueueMode;
   /** Default `parallel` (SPEC T4). */
   toolExecution?: ToolExecutionMode;
+  /** The most calls of a parallel batch that execute at once (SPEC R3); unbounded when absent. */
+  maxConcurrency?: number;
+  /**
+   * Answers the calls that need approval (SPEC R1): called once per such call, with the run's
+   * signal; the call waits for the decision (a value, a promise, or an Observable's last value)
+   * while the other calls of its batch go on. The `Agent` answers with `approve()` / `deny()`.
+   * A call that needs approval in a run without this gets an error result.
+   */
+  requestApproval?: (request: ToolApprovalRequest, signal: AbortSignal) => MaybeAsync<ToolApprovalDecision>;
+  /** Budgets and breakers (SPEC R2). */
+  limits?: RunLimits;
+  /**
+   * After an abort, how long a promise tool that has not settled is waited for (ms on the loop's
+   * scheduler) before its call is answered "Operation aborted" and reported `ignored` (SPEC R4).
+   * Absent: the run waits for it, as pi does.
+   */
+  abortGraceMs?: number;
   /**
    * Checks tool arguments (SPEC T2) for tools without a `validator` of their own. Default
    * `ajvValidator`; `interpretingValidator` or `precompiledValidator` under a strict CSP.
@@ -130,6 +148,10 @@ export const LOOP_KEYS = [
   ...LOOP_HOOKS,
   "model",
   "toolExecution",
+  "maxConcurrency",
+  "requestApproval",
+  "limits",
+  "abortGraceMs",
   "validator",
   "getSteeringMessages",
   "getFollowUpMessages",

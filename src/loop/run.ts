@@ -9,7 +9,11 @@ import type { AssistantMessage, StreamFn, StreamOptions, ThinkingLevel, ToolResu
 import { IncrementalLlmMessages } from "../model/llm-context.js";
 import { unwatched, WatchedTranscript } from "../model/watched-transcript.js";
 import { ToolDeclarations } from "../model/tool-declarations.js";
-import type { AgentContext, AgentEvent, AgentMessage, UntakenMessages } from "../model/types.js";
+import type { AgentContext, AgentEvent, AgentMessage, CallCancellation, LimitReached, UntakenMessages } from "../model/types.js";
+import type { Usage } from "../model/messages.js";
+import { emptyUsage } from "../model/assistant-message.js";
+import { addUsage, copyUsage } from "../model/usage-totals.js";
+import { CallBudget } from "../tools/call-budget.js";
 import { Emitter } from "./emitter.js";
 import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type AgentTurnContext, isLoopKey } from "./loop-config.js";
 import { QueuePoll } from "./queue-poll.js";
@@ -95,6 +99,16 @@ export class Run {
    * events, so the order is the same.
    */
   sink: ((event: AgentEvent) => void) | undefined;
+  /** What this run's assistant messages used (SPEC R5). */
+  readonly usage: Usage = emptyUsage();
+  /** Model requests made so far (SPEC R2). */
+  turns = 0;
+  /** The run's call limits; absent when it has none (SPEC R2). */
+  readonly budget: CallBudget | undefined;
+  /** The limit that ends this run, once one is reached (SPEC R2). */
+  limit: LimitReached | undefined;
+  /** What became of the calls an abort reached (SPEC R4). */
+  cancellation: CallCancellation[] | undefined;
 
   constructor(
     readonly input: ValidatedLoopRun,
@@ -120,6 +134,7 @@ export class Run {
     this.followUp = new QueuePoll("getFollowUpMessages", config.getFollowUpMessages, config.followUp$, config.followUpMode);
     this.steering.start();
     this.followUp.start();
+    this.budget = CallBudget.needed(config.limits) ? new CallBudget(config.limits) : undefined;
     const resume = input.resume;
     if (resume) this.state = resumedRunState(resume.message, [...resultsAfter(this.watched.raw, resume.message).keys()]);
   }
@@ -128,6 +143,9 @@ export class Run {
   observe(event: AgentEvent): void {
     this.state = reduceRunState(this.state, event);
     if (event.type === "message_end") this.append(event.message);
+    else if (event.type === "tool_execution_end" && event.cancellation !== undefined) {
+      (this.cancellation ??= []).push({ toolCallId: event.toolCallId, toolName: event.toolName, status: event.cancellation });
+    }
   }
 
   /**
@@ -153,6 +171,7 @@ export class Run {
   /** A message joins the transcript: at its `message_end`, or when a failure commits it. */
   append(message: AgentMessage): void {
     this.transcript().push(message);
+    if ((message as { role?: string }).role === "assistant") addUsage(this.usage, (message as AssistantMessage).usage);
     this.newMessages.push(message);
     if (this.waiting.length > 0) {
       const index = this.waiting.indexOf(message);
@@ -198,7 +217,12 @@ export class Run {
    */
   endEvent(): AgentEvent {
     const untaken = this.stopQueues();
-    return untaken ? { type: "agent_end", messages: this.newMessages, untaken } : { type: "agent_end", messages: this.newMessages };
+    const event: Extract<AgentEvent, { type: "agent_end" }> = { type: "agent_end", messages: this.newMessages, usage: copyUsage(this.usage) };
+    if (untaken) event.untaken = untaken;
+    const limit = this.limit ?? this.budget?.reached;
+    if (limit) event.limit = limit;
+    if (this.cancellation) event.cancellation = this.cancellation;
+    return event;
   }
 
   /** Unsubscribes the queue streams; what they held, or `undefined` when nothing. */

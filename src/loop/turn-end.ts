@@ -12,6 +12,7 @@ import { andThen, maybeAsync } from "../rx/maybe-async.js";
 import type { ToolBatchResult } from "../tools/tool-batch.js";
 import type { AgentTurnContext, AgentTurnDecision } from "./loop-config.js";
 import { poll } from "./queue-poll.js";
+import { requestLimit } from "./run-limits.js";
 import type { Run } from "./run.js";
 import { NextTurn, type Step } from "./next-turn.js";
 
@@ -38,6 +39,17 @@ export function finishTurn(run: Run, message: AssistantMessage, batch: ToolBatch
  */
 function nextStep(run: Run, lastTurn: AgentTurnContext, decision: AgentTurnDecision | undefined | void, hasMoreToolCalls: boolean): Observable<Step> {
   if (decision && decision.action === "end") return endRun(run);
+  // A call limit in "end" mode answered the rest of the batch: the run ends here (SPEC R2).
+  if (run.budget?.reached) return endRun(run);
+  const limits = run.config.limits;
+  if (limits) {
+    // Checked before the queues are polled: what they hold stays queued for the next run.
+    const reached = requestLimit(limits, run.turns, run.usage);
+    if (reached) {
+      if (hasMoreToolCalls || (decision && decision.action === "continue")) run.limit = reached;
+      return endRun(run);
+    }
+  }
   return poll(run, run.steering, (steering) => {
     if (hasMoreToolCalls || steering.length > 0) return of(new NextTurn(steering, lastTurn));
     return poll(run, run.followUp, (followUp) => {

@@ -105,6 +105,7 @@ function respond(run: Run): Observable<Step> {
 
 /** The provider's response as message events; the turn goes on with its final message. */
 function streamResponse(run: Run, messages: Message[], apiKey: string | undefined): Observable<Step> {
+  run.turns++;
   const options: StreamOptions & { signal: AbortSignal } = { ...run.streamOptions, signal: run.signal };
   if (apiKey !== undefined) options.apiKey = apiKey;
   const response = streamAssistantResponse({ model: run.config.model, messages, options, streamFn: run.input.streamFn, now: run.now, onUpdate: run.sink });
@@ -160,5 +161,10 @@ function toolEnvironment(run: Run, message: AssistantMessage): ToolCallEnvironme
     scheduler: config.scheduler,
     beforeToolCall: config.beforeToolCall,
     afterToolCall: config.afterToolCall,
+    requestApproval: config.requestApproval,
+    maxConcurrency: config.maxConcurrency,
+    toolTimeoutMs: config.limits?.toolTimeoutMs,
+    abortGraceMs: config.abortGraceMs,
+    budget: run.budget,
   };
 }

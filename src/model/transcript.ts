@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { canonicalJson } from "./canonical-json.js";
 import type { SystemMessage, TextContent, Tool, ToolReference } from "./messages.js";
 import type { AgentMessage } from "./types.js";
 
@@ -95,17 +96,6 @@ export function declarationKey(tool: Tool): string {
   // Keys sorted: a transcript loaded from a store that reorders keys (PostgreSQL's jsonb, a
   // document database) declares the same tools, not new ones.
   return canonicalJson({ name: tool.name, description: tool.description, parameters: tool.parameters ?? {} });
-}
-
-/** JSON with every object's keys sorted. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined || typeof item === "function" ? "null" : canonicalJson(item))).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).filter((key) => record[key] !== undefined && typeof record[key] !== "function").sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }
 
 /** The additions and removals that turn the `declared` tools into the `executable` ones. */

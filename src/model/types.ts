@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { AssistantMessageEvent, Message, ToolResultMessage } from "./messages.js";
-import type { AgentTool, AgentToolResult } from "../tools/tool-types.js";
+import type { AssistantMessageEvent, Message, ToolResultMessage, Usage } from "./messages.js";
+import type { AgentTool, AgentToolResult, ToolCancellation } from "../tools/tool-types.js";
 
 /**
  * App message types, added by declaration merging (SPEC M2).
@@ -31,10 +31,23 @@ export interface AgentContext {
   tools?: AgentTool[];
 }
 
-/** Lifecycle events of a run (SPEC L2). */
+/**
+ * Lifecycle events of a run (SPEC L2). `tool_approval_request` and `tool_approval_end` are
+ * rxagent's own (SPEC R1): they occur only for calls that need approval.
+ */
 export type AgentEvent =
   | { type: "agent_start" }
-  | { type: "agent_end"; messages: AgentMessage[]; untaken?: UntakenMessages }
+  | {
+      type: "agent_end";
+      messages: AgentMessage[];
+      untaken?: UntakenMessages;
+      /** What this run's assistant messages used, summed (SPEC R5). */
+      usage: Usage;
+      /** The limit that ended the run, when one did (SPEC R2). */
+      limit?: LimitReached;
+      /** When the run was aborted with calls of a batch open: what became of each (SPEC R4). */
+      cancellation?: CallCancellation[];
+    }
   | { type: "turn_start" }
   | { type: "turn_end"; message: AgentMessage; toolResults: ToolResultMessage[] }
   | { type: "message_start"; message: AgentMessage }
@@ -49,6 +62,17 @@ export type AgentEvent =
       result: AgentToolResult;
       isError: boolean;
       durationMs?: number;
+      /** Set when the run was aborted before this call ended (SPEC R4). */
+      cancellation?: ToolCancellation;
+    }
+  | { type: "tool_approval_request"; toolCallId: string; toolName: string; args: any }
+  | {
+      type: "tool_approval_end";
+      toolCallId: string;
+      toolName: string;
+      approved: boolean;
+      /** Why it was denied (the denial's reason, or "aborted" when the run was). */
+      reason?: string;
     };
 
 /** The type of an {@link AgentEvent}. */
@@ -62,4 +86,23 @@ export type AgentEventType = AgentEvent["type"];
 export interface UntakenMessages {
   steering: AgentMessage[];
   followUp: AgentMessage[];
+}
+
+/** The run limits (SPEC R2) by name: see `RunLimits`. */
+export type RunLimitName = "maxTurns" | "maxToolCalls" | "maxTokens" | "maxCost" | "timeoutMs" | "maxRepeatedCalls";
+
+/** A limit that ended a run (SPEC R2): which one, its value, and what the run had used. */
+export interface LimitReached {
+  limit: RunLimitName;
+  value: number;
+  used: number;
+  /** A sentence for logs and UIs. */
+  message: string;
+}
+
+/** What became of one call of an aborted batch (SPEC R4). */
+export interface CallCancellation {
+  toolCallId: string;
+  toolName: string;
+  status: ToolCancellation;
 }

@@ -106,6 +106,23 @@ export interface ToolEndedEntry extends Base {
   readonly durationMs?: number;
 }
 
+/** A tool call waits for a human (`tool_approval_request`), with the arguments it would run with (SPEC R1). */
+export interface ApprovalRequestedEntry extends Base {
+  readonly type: "approval_requested";
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly args: unknown;
+}
+
+/** The answer to a call's approval (`tool_approval_end`); `args` when it was approved with edited arguments. */
+export interface ApprovalAnsweredEntry extends Base {
+  readonly type: "approval_answered";
+  readonly toolCallId: string;
+  readonly approved: boolean;
+  readonly reason?: string;
+  readonly args?: unknown;
+}
+
 /** One entry of a session journal. */
 export type JournalEntry =
   | CreatedEntry
@@ -118,7 +135,9 @@ export type JournalEntry =
   | RunStoppingEntry
   | RunEndedEntry
   | ToolStartedEntry
-  | ToolEndedEntry;
+  | ToolEndedEntry
+  | ApprovalRequestedEntry
+  | ApprovalAnsweredEntry;
 
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
@@ -138,6 +157,9 @@ const shapes: Record<JournalEntry["type"], (e: Record<string, unknown>) => strin
   run_stopping: (e) => (e.reason === "aborted" || e.reason === "ended" ? undefined : "a run_stopping entry needs a reason: aborted or ended"),
   run_ended: (e) => (e.errorMessage === undefined || typeof e.errorMessage === "string" ? undefined : "errorMessage must be a string"),
   tool_started: (e) => (typeof e.toolCallId === "string" && typeof e.toolName === "string" && (e.replay === "never" || e.replay === "safe") ? undefined : "a tool_started entry needs toolCallId, toolName and replay"),
+  approval_requested: (e) => (typeof e.toolCallId === "string" && typeof e.toolName === "string" ? undefined : "an approval_requested entry needs toolCallId and toolName"),
+  approval_answered: (e) =>
+    typeof e.toolCallId === "string" && typeof e.approved === "boolean" && (e.reason === undefined || typeof e.reason === "string") ? undefined : "an approval_answered entry needs toolCallId and approved",
   tool_ended: (e) => (typeof e.toolCallId === "string" && typeof e.toolName === "string" && isRecord(e.result) && typeof e.isError === "boolean" ? undefined : "a tool_ended entry needs toolCallId, toolName, result and isError"),
 };
 

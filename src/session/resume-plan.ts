@@ -7,7 +7,8 @@
 import type { AssistantMessage, ToolCall } from "../model/messages.js";
 import type { AgentMessage } from "../model/types.js";
 import { errorOutcome } from "../tools/tool-result.js";
-import type { ToolCallOutcome } from "../tools/tool-types.js";
+import type { ToolApprovalDecision, ToolApprovalRequest, ToolCallOutcome } from "../tools/tool-types.js";
+import { deniedText } from "../tools/tool-approval.js";
 import type { SessionImage } from "./session-image.js";
 
 /** The text the model reads for a call that may or may not have taken effect (replay `"never"`). */
@@ -29,7 +30,16 @@ export type ResumePlan =
    * `aborted`: the run had been aborted, so it resumes aborted (its open calls get the abort's
    * results, and it ends as an aborted run does).
    */
-  | { readonly kind: "tools"; readonly message: AssistantMessage; readonly settled: ReadonlyMap<string, ToolCallOutcome>; readonly aborted: boolean };
+  | {
+      readonly kind: "tools";
+      readonly message: AssistantMessage;
+      readonly settled: ReadonlyMap<string, ToolCallOutcome>;
+      readonly aborted: boolean;
+      /** Calls that were waiting for approval (SPEC R1): they wait again, and the run waits for a first answer before it resumes. */
+      readonly approvals: readonly ToolApprovalRequest[];
+      /** Answers the journal holds for calls that run again (`replay: "safe"`): they are not asked twice. */
+      readonly answers: ReadonlyMap<string, ToolApprovalDecision>;
+    };
 
 const roleOf = (message: AgentMessage | undefined): string | undefined => (message as { role?: string } | undefined)?.role;
 
@@ -66,18 +76,25 @@ export function planResume(image: SessionImage): ResumePlan {
     // Told to stop before the crash (an abort, `finishTurn` → `end`): not continued.
     if (image.stopping === "aborted") return { kind: "close", errorMessage: ABORTED_RUN_TEXT };
     // Every call answered: the turn ends as it would have (`finishTurn`, then the next turn).
-    if (at < messages.length - 1 && !everyResultTerminated(image, answered)) return { kind: "tools", message: last, settled: new Map(), aborted: false };
+    if (at < messages.length - 1 && !everyResultTerminated(image, answered)) return { kind: "tools", message: last, settled: new Map(), aborted: false, approvals: [], answers: new Map() };
     // No call made, or every result asked to stop: the run was polling its queues.
     return image.steering.length > 0 || image.followUp.length > 0 ? { kind: "continue" } : { kind: "close", errorMessage: undefined };
   }
   const settled = new Map<string, ToolCallOutcome>();
+  const approvals: ToolApprovalRequest[] = [];
+  const answers = new Map<string, ToolApprovalDecision>();
   for (const call of open) {
     const record = image.toolCalls.get(call.id);
     if (!record) continue;
+    const answer = record.approval?.answer;
     if (record.ended) settled.set(call.id, { toolCall: call, result: record.ended.result, isError: record.ended.isError, ...(record.ended.durationMs === undefined ? {} : { durationMs: record.ended.durationMs }) });
+    // Waiting for a human when the process stopped: it never ran, so it waits again (SPEC R1).
+    else if (record.approval && !answer) approvals.push(record.approval.request);
+    else if (answer && !answer.approved) settled.set(call.id, errorOutcome(call, deniedText(call, answer.reason)));
     else if (record.replay !== "safe") settled.set(call.id, errorOutcome(call, INTERRUPTED_TOOL_TEXT));
+    else if (answer) answers.set(call.id, answer);
   }
-  return { kind: "tools", message: last, settled, aborted: image.stopping === "aborted" };
+  return { kind: "tools", message: last, settled, aborted: image.stopping === "aborted", approvals, answers };
 }
 
 function everyResultTerminated(image: SessionImage, answered: ReadonlySet<string>): boolean {

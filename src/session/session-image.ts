@@ -7,6 +7,10 @@
  * @module
  */
 import type { AgentMessage } from "../model/types.js";
+import type { AssistantMessage, Usage } from "../model/messages.js";
+import { emptyUsage } from "../model/assistant-message.js";
+import { addUsage } from "../model/usage-totals.js";
+import type { ToolApprovalDecision, ToolApprovalRequest } from "../tools/tool-types.js";
 import type { JournalEntry, JournalQueue, ReplayPolicy, ToolEndedEntry } from "./journal-entry.js";
 
 /** A message waiting in a queue, with the seq of the entry that queued it. */
@@ -21,6 +25,8 @@ export interface ToolCallRecord {
   readonly replay: ReplayPolicy;
   /** Its outcome, when the call finished but its result message was not committed. */
   readonly ended?: ToolEndedEntry;
+  /** Its approval (SPEC R1): asked for, and the answer when one was given. */
+  readonly approval?: { readonly request: ToolApprovalRequest; readonly answer?: ToolApprovalDecision };
 }
 
 /** The state a journal describes. */
@@ -40,6 +46,8 @@ export interface SessionImage {
   readonly toolCalls: ReadonlyMap<string, ToolCallRecord>;
   /** Tool calls of the open run whose result asked the loop to stop (SPEC L6). */
   readonly terminated: ReadonlySet<string>;
+  /** What the session's runs used: every assistant message its runs committed (SPEC R5). */
+  readonly usage: Usage;
   /** Where the session was forked from, if it was. */
   readonly forkedFrom?: { readonly sessionId: string; readonly seq: number };
 }
@@ -64,6 +72,7 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
   let stopping: SessionImage["stopping"];
   let toolCalls = new Map<string, ToolCallRecord>();
   let terminated = new Set<string>();
+  const usage = emptyUsage();
   const forget = (seq: number): void => {
     queues.steering.delete(seq);
     queues.followUp.delete(seq);
@@ -80,6 +89,7 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
         break;
       case "message":
         messages.push(entry.message);
+        if ((entry.message as { role?: string }).role === "assistant") addUsage(usage, (entry.message as AssistantMessage).usage);
         if (entry.delivers !== undefined) forget(entry.delivers);
         if ((entry.message as { role?: string }).role === "toolResult") toolCalls.delete((entry.message as { toolCallId: string }).toolCallId);
         break;
@@ -115,9 +125,27 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
         // A resumed run starts a call again; what the journal knew of it first stands.
         if (!toolCalls.has(entry.toolCallId)) toolCalls.set(entry.toolCallId, { replay: entry.replay });
         break;
+      case "approval_requested": {
+        const started = toolCalls.get(entry.toolCallId);
+        toolCalls.set(entry.toolCallId, { replay: started?.replay ?? "never", approval: { request: { toolCallId: entry.toolCallId, toolName: entry.toolName, args: entry.args } } });
+        break;
+      }
+      case "approval_answered": {
+        const started = toolCalls.get(entry.toolCallId);
+        if (!started?.approval) break;
+        const answer: ToolApprovalDecision = entry.approved
+          ? entry.args === undefined
+            ? { approved: true }
+            : { approved: true, args: entry.args }
+          : entry.reason === undefined
+            ? { approved: false }
+            : { approved: false, reason: entry.reason };
+        toolCalls.set(entry.toolCallId, { ...started, approval: { request: started.approval.request, answer } });
+        break;
+      }
       case "tool_ended": {
         const started = toolCalls.get(entry.toolCallId);
-        toolCalls.set(entry.toolCallId, { replay: started?.replay ?? "never", ended: entry });
+        toolCalls.set(entry.toolCallId, started?.approval ? { replay: started.replay, ended: entry, approval: started.approval } : { replay: started?.replay ?? "never", ended: entry });
         if (entry.result.terminate === true) terminated.add(entry.toolCallId);
         break;
       }
@@ -136,6 +164,7 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
     stopping,
     toolCalls,
     terminated,
+    usage,
   };
   return forkedFrom ? { ...image, forkedFrom } : image;
 }

@@ -7,7 +7,7 @@
  */
 import type { Observable } from "rxjs";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
-import { JOURNAL_VERSION, type JournalQueue, type ReplayPolicy } from "./journal-entry.js";
+import { type ApprovalAnsweredEntry, JOURNAL_VERSION, type JournalQueue, type ReplayPolicy } from "./journal-entry.js";
 import type { JournalWriter } from "./journal-writer.js";
 import type { QueuedMessage } from "./session-image.js";
 
@@ -88,10 +88,24 @@ export class SessionRecorder {
         const { toolCallId, toolName, result, isError, durationMs } = event;
         return this.writer.write(durationMs === undefined ? { v, seq: 0, type: "tool_ended", at, toolCallId, toolName, result, isError } : { v, seq: 0, type: "tool_ended", at, toolCallId, toolName, result, isError, durationMs });
       }
+      case "tool_approval_request":
+        return this.writer.write({ v, seq: 0, type: "approval_requested", at, toolCallId: event.toolCallId, toolName: event.toolName, args: event.args });
+      case "tool_approval_end": {
+        const { toolCallId, approved, reason } = event;
+        const args = approved ? this.approvedArgs.get(toolCallId) : undefined;
+        this.approvedArgs.delete(toolCallId);
+        const entry: ApprovalAnsweredEntry = { v, seq: 0, type: "approval_answered", at, toolCallId, approved };
+        if (reason !== undefined) (entry as { reason?: string }).reason = reason;
+        if (args !== undefined) (entry as { args?: unknown }).args = args;
+        return this.writer.write(entry);
+      }
       default:
         return undefined;
     }
   }
+
+  /** Edited arguments an approval came with, journaled with its answer (so a replay runs with them). */
+  readonly approvedArgs = new Map<string, unknown>();
 
   /** The run was told to stop (`abort()`, `finishTurn` → `end`): a resume must not continue it. */
   stopping(reason: "aborted" | "ended"): void {

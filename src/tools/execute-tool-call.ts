@@ -3,18 +3,23 @@
  *
  * @module
  */
-import { asapScheduler, isObservable, Observable, type SchedulerLike, type Subscriber, type Subscription, type TeardownLogic } from "rxjs";
+import { asapScheduler, asyncScheduler, isObservable, Observable, type SchedulerLike, type Subscriber, type Subscription, type TeardownLogic } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import { isThenable } from "../rx/maybe-async.js";
 import { ignoreOutcome, promiseInVirtualRunError, stallsVirtualRun } from "../rx/virtual-run.js";
 import type { PreparedToolCall, ToolCallEnvironment } from "./prepare-tool-call.js";
 import { ABORTED_TOOL_TEXT, errorToolResult, normalizeToolResult } from "./tool-result.js";
-import type { AgentToolResult } from "./tool-types.js";
+import type { AgentToolResult, ToolCancellation } from "./tool-types.js";
+
+/** What the model reads for a call that ran past its time limit (SPEC R2). */
+export function timedOutText(toolName: string, timeoutMs: number): string {
+  return `Tool "${toolName}" timed out after ${timeoutMs} ms and was stopped.`;
+}
 
 /** What an executing tool reports: progress updates, then one result. */
 export type ToolExecutionNote =
   | { type: "update"; partialResult: AgentToolResult }
-  | { type: "result"; result: AgentToolResult; isError: boolean; durationMs: number };
+  | { type: "result"; result: AgentToolResult; isError: boolean; durationMs: number; cancellation?: ToolCancellation };
 
 /**
  * Runs a prepared call. Promise tools get the signal and are awaited; Observable tools are
@@ -88,11 +93,19 @@ class StandingProgress {
   }
 }
 
-/** One execution of a tool: whatever `execute` returns, exactly one result. */
+/**
+ * One execution of a tool: whatever `execute` returns, exactly one result. With a time limit
+ * (SPEC R2) the tool gets a signal of its own, aborted when the limit passes or the run is; after
+ * an abort a promise tool is waited for `abortGraceMs` at most (SPEC R4).
+ */
 class ToolExecution {
   private readonly startedAt: number;
   private open = true;
   private teardown: (() => void) | undefined;
+  /** The signal the tool gets: the run's, or its own when it has a time limit. */
+  private readonly signal: AbortSignal;
+  private readonly timers: Subscription[] = [];
+  private readonly unlink: (() => void) | undefined;
 
   constructor(
     private readonly prepared: PreparedToolCall,
@@ -100,6 +113,31 @@ class ToolExecution {
     private readonly subscriber: Subscriber<ToolExecutionNote>,
   ) {
     this.startedAt = env.now();
+    const timeoutMs = prepared.tool.timeoutMs ?? env.toolTimeoutMs;
+    const scheduler = env.scheduler ?? asyncScheduler;
+    if (timeoutMs === undefined) this.signal = env.signal;
+    else {
+      // Its own signal, so the time limit stops this call only.
+      const own = new AbortController();
+      const forward = (): void => own.abort(env.signal.reason);
+      env.signal.addEventListener("abort", forward);
+      this.unlink = () => env.signal.removeEventListener("abort", forward);
+      this.signal = own.signal;
+      this.timers.push(
+        scheduler.schedule(() => {
+          own.abort(new DOMException(timedOutText(prepared.tool.name, timeoutMs), "TimeoutError"));
+          this.finish({ result: errorToolResult(timedOutText(prepared.tool.name, timeoutMs)), isError: true });
+        }, timeoutMs),
+      );
+    }
+    const grace = env.abortGraceMs;
+    if (grace !== undefined) {
+      const giveUp = (): void => {
+        this.timers.push(scheduler.schedule(() => this.finish({ result: errorToolResult(ABORTED_TOOL_TEXT), isError: true }, "ignored"), grace));
+      };
+      env.signal.addEventListener("abort", giveUp, { once: true });
+      this.timers.push({ unsubscribe: () => env.signal.removeEventListener("abort", giveUp) } as Subscription);
+    }
   }
 
   /** Calls the tool. Returns the teardown. */
@@ -107,7 +145,7 @@ class ToolExecution {
     const { tool, toolCall, args } = this.prepared;
     let returned: unknown;
     try {
-      returned = tool.execute(toolCall.id, args, this.env.signal, this.onUpdate);
+      returned = tool.execute(toolCall.id, args, this.signal, this.onUpdate);
     } catch (error) {
       this.fail(error);
       return undefined;
@@ -119,13 +157,24 @@ class ToolExecution {
         this.fail(promiseInVirtualRunError());
         return undefined;
       }
-      returned.then((value) => this.finish(normalizeToolResult(tool.name, value)), (error: unknown) => this.fail(error));
+      returned.then(
+        (value) => this.finish(normalizeToolResult(tool.name, value), this.env.signal.aborted ? "finished" : undefined),
+        (error: unknown) => this.fail(error, this.env.signal.aborted ? "stopped" : undefined),
+      );
       return () => {
         this.open = false;
+        this.release();
       };
     }
     this.finish(normalizeToolResult(tool.name, returned));
     return undefined;
+  }
+
+  /** Timers and the link to the run's signal, let go. */
+  private release(): void {
+    for (const timer of this.timers) timer.unsubscribe();
+    this.timers.length = 0;
+    this.unlink?.();
   }
 
   /** An Observable tool: progress, then its last value; an abort unsubscribes it at once. */
@@ -135,7 +184,9 @@ class ToolExecution {
     let latest: unknown;
     let hasValue = false;
     const progress = new StandingProgress(env.scheduler ?? asapScheduler, (value) => this.onUpdate(value as AgentToolResult));
-    const onAbort = (): void => this.finish({ result: errorToolResult(ABORTED_TOOL_TEXT), isError: true });
+    const onAbort = (): void => {
+      if (this.env.signal.aborted) this.finish({ result: errorToolResult(ABORTED_TOOL_TEXT), isError: true }, "stopped");
+    };
     const subscription = returned.subscribe({
       next: (value) => {
         latest = value;
@@ -153,18 +204,20 @@ class ToolExecution {
       },
     });
     if (this.open) progress.subscribed();
+    const signal = this.signal;
     if (this.open) {
-      env.signal.addEventListener("abort", onAbort);
+      signal.addEventListener("abort", onAbort);
       this.teardown = () => {
-        env.signal.removeEventListener("abort", onAbort);
+        signal.removeEventListener("abort", onAbort);
         progress.settle();
         subscription.unsubscribe();
       };
-      if (env.signal.aborted) onAbort();
-    }
+      if (signal.aborted) onAbort();
+    } else subscription.unsubscribe();
     return () => {
       this.open = false;
       this.teardown?.();
+      this.release();
     };
   }
 
@@ -172,15 +225,21 @@ class ToolExecution {
     if (this.open) this.subscriber.next({ type: "update", partialResult });
   };
 
-  private finish(outcome: { result: AgentToolResult; isError: boolean }): void {
+  private finish(outcome: { result: AgentToolResult; isError: boolean }, cancellation?: ToolCancellation): void {
     if (!this.open) return;
     this.open = false;
     this.teardown?.();
-    this.subscriber.next({ type: "result", result: outcome.result, isError: outcome.isError, durationMs: Math.max(0, this.env.now() - this.startedAt) });
+    this.release();
+    const durationMs = Math.max(0, this.env.now() - this.startedAt);
+    this.subscriber.next(
+      cancellation === undefined
+        ? { type: "result", result: outcome.result, isError: outcome.isError, durationMs }
+        : { type: "result", result: outcome.result, isError: outcome.isError, durationMs, cancellation },
+    );
     this.subscriber.complete();
   }
 
-  private fail(error: unknown): void {
-    this.finish({ result: errorToolResult(describeError(error)), isError: true });
+  private fail(error: unknown, cancellation?: ToolCancellation): void {
+    this.finish({ result: errorToolResult(describeError(error)), isError: true }, cancellation);
   }
 }

@@ -21,6 +21,7 @@ export type ExecutedToolCall = Extract<ToolExecutionNote, { type: "result" }>;
  */
 export function finalizeToolCall(prepared: PreparedToolCall, executed: ExecutedToolCall, env: ToolCallEnvironment): Observable<ToolCallOutcome> {
   const base: ToolCallOutcome = { toolCall: prepared.toolCall, result: executed.result, isError: executed.isError, durationMs: executed.durationMs };
+  if (executed.cancellation !== undefined) base.cancellation = executed.cancellation;
   const { afterToolCall } = env;
   if (!afterToolCall) return of(base);
   return defer(() => {

@@ -11,7 +11,9 @@ import type { AssistantMessage, ToolCall } from "../model/messages.js";
 import type { AgentContext } from "../model/types.js";
 import { andThen, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
 import { ABORTED_TOOL_TEXT, errorToolResult } from "./tool-result.js";
-import type { AgentTool, BeforeToolCallResult, ToolCallOutcome, ToolHooks } from "./tool-types.js";
+import type { CallBudget } from "./call-budget.js";
+import type { AgentTool, BeforeToolCallResult, ToolApprovalDecision, ToolApprovalRequest, ToolCallOutcome, ToolHooks } from "./tool-types.js";
+import type { MaybeAsync } from "../rx/maybe-async.js";
 import { checkToolArguments } from "./validation.js";
 import type { ArgumentValidator } from "./validators/argument-validator.js";
 
@@ -29,6 +31,16 @@ export interface ToolCallEnvironment extends ToolHooks {
   scheduler?: SchedulerLike;
   /** Calls already decided, by id: they are not run, their outcome is this (a resumed turn, SPEC S5). */
   settled?: ReadonlyMap<string, ToolCallOutcome>;
+  /** Answers calls that need approval (SPEC R1). */
+  requestApproval?: (request: ToolApprovalRequest, signal: AbortSignal) => MaybeAsync<ToolApprovalDecision>;
+  /** The most calls of a parallel batch executing at once (SPEC R3). */
+  maxConcurrency?: number;
+  /** Each call's time limit when its tool names none (SPEC R2). */
+  toolTimeoutMs?: number;
+  /** How long a promise tool is waited for after an abort (SPEC R4). */
+  abortGraceMs?: number;
+  /** The run's call limits, counted as calls pass preflight (SPEC R2). */
+  budget?: CallBudget;
 }
 
 /** A call ready to execute: its tool and its validated arguments. */
@@ -37,6 +49,10 @@ export interface PreparedToolCall {
   toolCall: ToolCall;
   tool: AgentTool;
   args: unknown;
+  /** Waits for approval before it executes (SPEC R1). */
+  approval?: boolean;
+  /** Its tool's `concurrencyKey` for these arguments (SPEC R3). */
+  key?: string;
 }
 
 /** A call ready to execute, or one already decided (unknown tool, invalid arguments, blocked, aborted). */
@@ -49,13 +65,18 @@ function immediate(toolCall: ToolCall, text: string, terminate?: boolean): ToolC
   return { kind: "immediate", outcome: { toolCall, result, isError: true } };
 }
 
+/** A call the abort reached before it executed (SPEC R4). */
+export function notStarted(toolCall: ToolCall): ToolCallOutcome {
+  return { toolCall, result: errorToolResult(ABORTED_TOOL_TEXT), isError: true, cancellation: "not_started" };
+}
+
 /**
  * Everything before execution, in order. Synchronous when `beforeToolCall` returns a plain
  * value (SPEC L12).
  */
 export function prepareToolCall(toolCall: ToolCall, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
   return defer(() => {
-    if (env.signal.aborted) return of(immediate(toolCall, ABORTED_TOOL_TEXT));
+    if (env.signal.aborted) return of<ToolCallPreparation>({ kind: "immediate", outcome: notStarted(toolCall) });
     const tool = env.tools.find((candidate) => candidate.name === toolCall.name);
     if (!tool) {
       const available = env.tools.map((t) => t.name).join(", ") || "none";
@@ -84,8 +105,9 @@ function decide(ready: PreparedToolCall, decision: BeforeToolCallResult | undefi
   const { toolCall } = ready;
   // A failed hook wins over an abort that came meanwhile: the model reads what went wrong.
   if (decision instanceof Failure) return immediate(toolCall, `beforeToolCall failed: ${describeError(decision.error)}`);
-  if (signal.aborted) return immediate(toolCall, ABORTED_TOOL_TEXT);
+  if (signal.aborted) return { kind: "immediate", outcome: notStarted(toolCall) };
   if (decision && decision.block) return immediate(toolCall, decision.reason || "Tool execution was blocked", decision.terminate === true);
+  if (decision && decision.needsApproval === true) return { ...ready, approval: true };
   return ready;
 }
 

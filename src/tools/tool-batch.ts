@@ -9,15 +9,20 @@
  *
  * @module
  */
-import { concatMap, defer, EMPTY, from, mergeMap, type Observable, of } from "rxjs";
+import { concatMap, defer, EMPTY, from, groupBy, mergeMap, type Observable, of } from "rxjs";
+import { andThen } from "../rx/maybe-async.js";
 import { sequence } from "../rx/sequence.js";
+import { isObservable } from "rxjs";
+import { describeError } from "../model/describe-error.js";
 import type { ToolCall, ToolResultMessage } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import type { Emitter } from "../loop/emitter.js";
 import { executeToolCall } from "./execute-tool-call.js";
 import { finalizeToolCall } from "./finalize-tool-call.js";
-import { prepareToolCall, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
-import { ABORTED_TOOL_TEXT, errorOutcome, toolResultMessage, truncatedToolCallText } from "./tool-result.js";
+import { notStarted, prepareToolCall, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
+import { ConcurrencySlots } from "./concurrency-slots.js";
+import { approvalRequestEvent, awaitApproval, withApprovalNeed } from "./tool-approval.js";
+import { errorOutcome, toolResultMessage, truncatedToolCallText } from "./tool-result.js";
 import type { ToolCallOutcome, ToolExecutionMode } from "./tool-types.js";
 
 /** What a finished batch leaves behind. */
@@ -44,6 +49,7 @@ function endEvent(outcome: ToolCallOutcome): AgentEvent {
     isError: outcome.isError,
   };
   if (outcome.durationMs !== undefined) event.durationMs = outcome.durationMs;
+  if (outcome.cancellation !== undefined) event.cancellation = outcome.cancellation;
   return event;
 }
 
@@ -68,7 +74,11 @@ function runPrepared(prepared: PreparedToolCall, env: ToolCallEnvironment, emitt
         : env.afterToolCall
           ? finalizeToolCall(prepared, note, env).pipe(concatMap(done))
           : // No hook: the outcome is the executed result, without an `of` and an inner subscription per call.
-            done({ toolCall, result: note.result, isError: note.isError, durationMs: note.durationMs }),
+            done(
+              note.cancellation === undefined
+                ? { toolCall, result: note.result, isError: note.isError, durationMs: note.durationMs }
+                : { toolCall, result: note.result, isError: note.isError, durationMs: note.durationMs, cancellation: note.cancellation },
+            ),
     ),
   );
 }
@@ -84,8 +94,39 @@ function duplicateIds(calls: readonly ToolCall[]): Set<number> {
 function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
   const settled = env.settled?.get(call.id);
   if (settled) return of({ kind: "immediate", outcome: settled });
-  if (!duplicates.has(index)) return prepareToolCall(call, env);
-  return of({ kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) });
+  if (duplicates.has(index)) return of({ kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) });
+  const prepared = prepareToolCall(call, env);
+  const { budget } = env;
+  if (!budget && !anyRunControl(env)) return prepared;
+  return prepared.pipe(concatMap((preparation) => (preparation.kind === "prepared" ? controlled(preparation, env) : of(preparation))));
+}
+
+/** Whether any tool of the run asks for approval, a concurrency key or a time limit (else preflight is pi's). */
+function anyRunControl(env: ToolCallEnvironment): boolean {
+  return env.tools.some((tool) => tool.needsApproval !== undefined || tool.concurrencyKey !== undefined) || env.beforeToolCall !== undefined;
+}
+
+/** A prepared call through the run's call limits, its tool's concurrency key and its approval rule (SPEC R1–R3). */
+function controlled(prepared: PreparedToolCall, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
+  const { toolCall, tool } = prepared;
+  const refused = env.budget?.admit(toolCall, prepared.args);
+  if (refused !== undefined) return of({ kind: "immediate", outcome: errorOutcome(toolCall, refused) });
+  let keyed: PreparedToolCall = prepared;
+  if (tool.concurrencyKey) {
+    try {
+      const key = tool.concurrencyKey(prepared.args);
+      if (key !== undefined) keyed = { ...prepared, key: String(key) };
+    } catch (error) {
+      return of({ kind: "immediate", outcome: errorOutcome(toolCall, `concurrencyKey of tool "${tool.name}" failed: ${describeError(error)}`) });
+    }
+  }
+  const marked = withApprovalNeed(keyed, env);
+  return isObservable(marked) ? marked : of(marked);
+}
+
+/** A call through its approval (when it needs one), then executed; `complete` gets its outcome. */
+function approvedThenRun(prepared: PreparedToolCall, env: ToolCallEnvironment, emitter: Emitter, complete: (outcome: ToolCallOutcome) => Observable<AgentEvent>, run: (prepared: PreparedToolCall) => Observable<AgentEvent>): Observable<AgentEvent> {
+  return prepared.approval ? awaitApproval(prepared, env, emitter, run, complete) : run(prepared);
 }
 
 /**
@@ -124,7 +165,14 @@ function oneByOne<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: T
     concatMap((call, index) =>
       sequence(
         emitter.one(startEvent(call)),
-        preflight(call, index, duplicates, env).pipe(concatMap((preparation) => (preparation.kind === "immediate" ? complete(preparation.outcome) : runPrepared(preparation, env, emitter, complete)))),
+        preflight(call, index, duplicates, env).pipe(
+          concatMap((preparation) => {
+            if (preparation.kind === "immediate") return complete(preparation.outcome);
+            const run = (ready: PreparedToolCall): Observable<AgentEvent> => (env.signal.aborted ? complete(notStarted(ready.toolCall)) : runPrepared(ready, env, emitter, complete));
+            if (!preparation.approval) return run(preparation);
+            return sequence(emitter.one(approvalRequestEvent(preparation)), defer(() => awaitApproval(preparation, env, emitter, run, complete)));
+          }),
+        ),
       ),
     ),
   );
@@ -153,7 +201,8 @@ function preflightAll<T>(
         preflight(call, index, duplicates, env).pipe(
           concatMap((preparation) => {
             preparations[index] = preparation;
-            return preparation.kind === "immediate" ? emitter.one(endEvent(preparation.outcome)) : EMPTY;
+            if (preparation.kind === "immediate") return emitter.one(endEvent(preparation.outcome));
+            return preparation.approval ? emitter.one(approvalRequestEvent(preparation)) : EMPTY;
           }),
         ),
       ),
@@ -169,18 +218,60 @@ function executeAll<T>(
   then: (outcomes: readonly ToolCallOutcome[]) => Observable<T>,
 ): Observable<AgentEvent | T> {
   const outcomes: (ToolCallOutcome | undefined)[] = preparations.map((preparation) => (preparation.kind === "immediate" ? preparation.outcome : undefined));
-  const executing = from(preparations).pipe(
-    mergeMap((preparation, index) => {
-      if (preparation.kind === "immediate") return EMPTY;
-      const complete = (outcome: ToolCallOutcome): Observable<AgentEvent> => {
-        outcomes[index] = outcome;
-        return emitter.one(endEvent(outcome));
-      };
-      if (env.signal.aborted) return complete(errorOutcome(preparation.toolCall, ABORTED_TOOL_TEXT));
-      return runPrepared(preparation, env, emitter, complete);
-    }),
-  );
+  const completeAt =
+    (index: number) =>
+    (outcome: ToolCallOutcome): Observable<AgentEvent> => {
+      outcomes[index] = outcome;
+      return emitter.one(endEvent(outcome));
+    };
+  const scheduled = env.maxConcurrency !== undefined || preparations.some((p) => p.kind === "prepared" && (p.approval === true || p.key !== undefined));
+  const executing = scheduled
+    ? scheduleAll(preparations, env, emitter, completeAt)
+    : from(preparations).pipe(
+        mergeMap((preparation, index) => {
+          if (preparation.kind === "immediate") return EMPTY;
+          const complete = completeAt(index);
+          if (env.signal.aborted) return complete(notStarted(preparation.toolCall));
+          return runPrepared(preparation, env, emitter, complete);
+        }),
+      );
   return sequence(executing, defer(() => then(outcomes as ToolCallOutcome[])));
+}
+
+/**
+ * The batch with run control (SPEC R1, R3): calls with the same concurrency key form one lane,
+ * run in source order (`groupBy` + `concatMap`); other calls are lanes of their own; lanes run
+ * side by side. A call waits for its approval before it takes one of the `maxConcurrency` slots,
+ * so a call waiting for a human holds no slot.
+ *
+ * ```text
+ * maxConcurrency 2; a, b, c take 2 frames each; a and c share a key:
+ * a: --|        b: --|        c:   --|   (c after a: same key; b beside a)
+ * ```
+ */
+function scheduleAll(
+  preparations: readonly ToolCallPreparation[],
+  env: ToolCallEnvironment,
+  emitter: Emitter,
+  completeAt: (index: number) => (outcome: ToolCallOutcome) => Observable<AgentEvent>,
+): Observable<AgentEvent> {
+  const slots = env.maxConcurrency !== undefined ? new ConcurrencySlots(env.maxConcurrency) : undefined;
+  const prepared = preparations.flatMap((preparation, index) => (preparation.kind === "prepared" ? [{ preparation, index }] : []));
+  return from(prepared).pipe(
+    groupBy(({ preparation, index }) => preparation.key ?? index),
+    mergeMap((lane) =>
+      lane.pipe(
+        concatMap(({ preparation, index }) => {
+          const complete = completeAt(index);
+          const run = (ready: PreparedToolCall): Observable<AgentEvent> => {
+            const execute = defer(() => (env.signal.aborted ? complete(notStarted(ready.toolCall)) : runPrepared(ready, env, emitter, complete)));
+            return slots ? slots.take(execute) : execute;
+          };
+          return approvedThenRun(preparation, env, emitter, complete, run);
+        }),
+      ),
+    ),
+  );
 }
 
 function resultsInSourceOrder<T>(outcomes: readonly ToolCallOutcome[], env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {

@@ -60,6 +60,19 @@ export interface AgentTool<TParams = any, TDetails = any> extends Tool<object> {
    * answers it with an error result the model can read, so a side effect is not repeated.
    */
   replay?: "never" | "safe";
+  /**
+   * Whether a call waits for a human first (SPEC R1): `true`, or a function of the validated
+   * arguments deciding per call (a value keeps the loop synchronous, a promise or Observable is
+   * awaited). While it waits, the other calls of the batch go on.
+   */
+  needsApproval?: boolean | ((args: TParams, context: ToolApprovalContext) => MaybeAsync<boolean>);
+  /**
+   * Calls with the same key run one after another, in the order the model gave them; calls
+   * with different keys (or none) run side by side (SPEC R3). E.g. the path a call writes.
+   */
+  concurrencyKey?: (args: TParams) => string | undefined;
+  /** Longest a call may run, in ms on the loop's scheduler; overrides the run's `limits.toolTimeoutMs` (SPEC R2). */
+  timeoutMs?: number;
   execute: (
     toolCallId: string,
     params: TParams,
@@ -82,7 +95,38 @@ export interface BeforeToolCallResult {
   block?: boolean;
   reason?: string;
   terminate?: boolean;
+  /** Make this call wait for a human's approval (SPEC R1), as the tool's `needsApproval` would. */
+  needsApproval?: boolean;
 }
+
+/** What a tool's `needsApproval` function sees besides the arguments. */
+export interface ToolApprovalContext {
+  toolCall: ToolCall;
+  assistantMessage: AssistantMessage;
+  context: AgentContext;
+}
+
+/** A call waiting for a human decision (SPEC R1): the Agent lists these in `state.pendingApprovals`. */
+export interface ToolApprovalRequest {
+  toolCallId: string;
+  toolName: string;
+  /** The validated arguments the call would run with. */
+  args: unknown;
+}
+
+/**
+ * The answer to a {@link ToolApprovalRequest}: approved (optionally with edited arguments, which
+ * are validated again), or denied with the reason the model reads.
+ */
+export type ToolApprovalDecision = { approved: true; args?: unknown } | { approved: false; reason?: string };
+
+/**
+ * What became of a call when its run was aborted (SPEC R4): never executed (still preflighting,
+ * waiting for approval or for a concurrency slot); `stopped` on the signal (an Observable tool
+ * unsubscribed, or a tool that failed after the abort); `finished` with its own result after the
+ * abort; `ignored` the signal and still running when the run gave up on it (`abortGraceMs`).
+ */
+export type ToolCancellation = "not_started" | "stopped" | "finished" | "ignored";
 
 /** What `afterToolCall` sees. */
 export interface AfterToolCallContext extends BeforeToolCallContext {
@@ -106,6 +150,8 @@ export interface ToolCallOutcome {
   isError: boolean;
   /** How long `execute` took; absent when the tool did not run. */
   durationMs?: number;
+  /** Set when the run was aborted before this call ended (SPEC R4). */
+  cancellation?: ToolCancellation;
 }
 
 /** The tool hooks, shared by the loop and `runToolCall`. */

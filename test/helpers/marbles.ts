@@ -36,7 +36,10 @@ export function label(event: AgentEvent, detail?: (message: Message) => string |
     case "tool_execution_start":
     case "tool_execution_update":
     case "tool_execution_end":
+    case "tool_approval_request":
       return `${event.type}:${event.toolCallId}`;
+    case "tool_approval_end":
+      return `${event.type}:${event.toolCallId}:${event.approved ? "approved" : (event.reason ?? "denied")}`;
     default:
       return event.type;
   }

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import { initialRunState, reduceRunState, unansweredToolCalls, type RunState } from "../../src/loop/run-state.js";
 import type { AgentEvent, ToolResultMessage } from "../../src/index.js";
+import { emptyUsage } from "../../src/model/assistant-message.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { assistantMessage, collectSync, contextWith, model, textResult, tool, user } from "../helpers/fixtures.js";
 import { agentWith } from "../agent/support.js";
@@ -19,7 +20,7 @@ describe("reduceRunState", () => {
   it("A6 L2: brackets: started, turn open, ended", () => {
     const state = fold([{ type: "agent_start" }, { type: "turn_start" }]);
     expect(state).toMatchObject({ started: true, turnOpen: true, ended: false });
-    expect(fold([{ type: "turn_end", message: assistantMessage("x"), toolResults: [] }, { type: "agent_end", messages: [] }], state)).toMatchObject({ turnOpen: false, ended: true });
+    expect(fold([{ type: "turn_end", message: assistantMessage("x"), toolResults: [] }, { type: "agent_end", messages: [], usage: emptyUsage() }], state)).toMatchObject({ turnOpen: false, ended: true });
   });
 
   it("A4 L5: the streaming message follows start and updates, and is gone at its end", () => {
@@ -74,7 +75,7 @@ describe("reduceRunState", () => {
       ids.map<AgentEvent>((id) => ({ type: "message_end", message: result(id) })),
       ids.map<AgentEvent>((id) => ({ type: "tool_execution_start", toolCallId: id, toolName: "t", args: {} })),
       ids.map<AgentEvent>((id) => ({ type: "tool_execution_end", toolCallId: id, toolName: "t", result: textResult(""), isError: false })),
-      fc.constant<AgentEvent>({ type: "agent_end", messages: [] }),
+      fc.constant<AgentEvent>({ type: "agent_end", messages: [], usage: emptyUsage() }),
     );
     fc.assert(
       fc.property(fc.array(event, { maxLength: 40 }), (events) => {

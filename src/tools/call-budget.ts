@@ -1,0 +1,67 @@
+/**
+ * The run's call limits (SPEC R2): `maxToolCalls` and the repeated-call breaker, counted in the
+ * order the model gave the calls, as each passes preflight.
+ *
+ * @module
+ */
+import { canonicalJson } from "../model/canonical-json.js";
+import type { ToolCall } from "../model/messages.js";
+import type { LimitReached } from "../model/types.js";
+import { limitReached, type RunLimits } from "../loop/run-limits.js";
+
+/**
+ * Decides per call whether the run's call limits let it run. Owned by one run.
+ *
+ * @internal
+ */
+export class CallBudget {
+  /** Calls admitted so far. */
+  private calls = 0;
+  /** The last admitted call's tool and arguments, and how many times in a row it came. */
+  private last: string | undefined;
+  private repeats = 0;
+  /** Set when a limit in `"end"` mode was reached: the run ends after this turn. */
+  reached: LimitReached | undefined;
+
+  constructor(private readonly limits: RunLimits) {}
+
+  /** Whether a run with these limits needs a budget at all. */
+  static needed(limits: RunLimits | undefined): limits is RunLimits {
+    return limits !== undefined && (limits.maxToolCalls !== undefined || limits.maxRepeatedCalls !== undefined);
+  }
+
+  /**
+   * `undefined` when `call` may run (it is counted), else the text of the error result it gets
+   * instead. After a limit in `"end"` mode every later call is refused too.
+   */
+  admit(call: ToolCall, args: unknown): string | undefined {
+    const { maxToolCalls, maxRepeatedCalls, onLimit } = this.limits;
+    if (this.reached) return `Tool call "${call.name}" was not run: the run is ending. ${this.reached.message}`;
+    if (maxRepeatedCalls !== undefined) {
+      const signature = `${call.name}\u0000${canonicalJson(args)}`;
+      const repeats = signature === this.last ? this.repeats + 1 : 1;
+      if (repeats >= maxRepeatedCalls) {
+        this.last = signature;
+        this.repeats = repeats;
+        const reason = limitReached("maxRepeatedCalls", maxRepeatedCalls, repeats);
+        if (onLimit !== "tell") this.reached = reason;
+        return `Tool call "${call.name}" was not run: it is the ${ordinal(repeats)} call in a row with the same arguments. Use the results you have, or try something else.`;
+      }
+      this.last = signature;
+      this.repeats = repeats;
+    }
+    if (maxToolCalls !== undefined && this.calls >= maxToolCalls) {
+      const reason = limitReached("maxToolCalls", maxToolCalls, this.calls);
+      if (onLimit !== "tell") this.reached = reason;
+      return `Tool call "${call.name}" was not run: the run has used its ${maxToolCalls} tool call${maxToolCalls === 1 ? "" : "s"}. Answer with what you have.`;
+    }
+    this.calls++;
+    return undefined;
+  }
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : n % 10 === 1 ? "st" : n % 10 === 2 ? "nd" : n % 10 === 3 ? "rd" : "th";
+  return `${n}${suffix}`;
+}

@@ -1,0 +1,72 @@
+/**
+ * A fixed number of slots for work that runs side by side (SPEC R3): `maxConcurrency` of a
+ * tool batch.
+ *
+ * @module
+ */
+import { Observable } from "rxjs";
+
+/**
+ * Work waits, first come first served, for one of `size` slots; it holds the slot until it
+ * completes, errors or is unsubscribed. Synchronous: a slot freed in one frame starts the next
+ * work in that frame, so marble tests see exact frames.
+ *
+ * ```text
+ * size 2, three works of 3 frames subscribed at 0:
+ * a:  ---|
+ * b:  ---|
+ * c:     ---|     (starts when a slot frees, at 3)
+ * ```
+ *
+ * @internal
+ */
+export class ConcurrencySlots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  /** `work`, once a slot is free. */
+  take<T>(work: Observable<T>): Observable<T> {
+    return new Observable<T>((subscriber) => {
+      let holding = false;
+      let inner: { unsubscribe(): void } | undefined;
+      const release = (): void => {
+        if (!holding) return;
+        holding = false;
+        this.free++;
+        const next = this.waiting.shift();
+        if (next) {
+          this.free--;
+          next();
+        }
+      };
+      const start = (): void => {
+        holding = true;
+        inner = work.subscribe({
+          next: (value) => subscriber.next(value),
+          error: (error: unknown) => {
+            release();
+            subscriber.error(error);
+          },
+          complete: () => {
+            release();
+            subscriber.complete();
+          },
+        });
+      };
+      if (this.free > 0) {
+        this.free--;
+        start();
+      } else this.waiting.push(start);
+      return () => {
+        const index = this.waiting.indexOf(start);
+        if (index >= 0) this.waiting.splice(index, 1);
+        inner?.unsubscribe();
+        release();
+      };
+    });
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Approvals (SPEC R1): whether a call waits for a human, the wait itself, and what its answer
+ * makes of the call. A value keeps the loop synchronous (SPEC L12); a promise or an Observable
+ * is waited for, and an abort ends the wait at once.
+ *
+ * @module
+ */
+import { defer, Observable } from "rxjs";
+import { sequence } from "../rx/sequence.js";
+import { describeError } from "../model/describe-error.js";
+import type { ToolCall } from "../model/messages.js";
+import type { AgentEvent } from "../model/types.js";
+import { andThen, andThenValue, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
+import type { Emitter } from "../loop/emitter.js";
+import { notStarted, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
+import { errorOutcome } from "./tool-result.js";
+import type { ToolApprovalDecision, ToolCallOutcome } from "./tool-types.js";
+import { checkToolArguments } from "./validation.js";
+
+/** The prepared call, marked when its tool's `needsApproval` asks for a human (or an error result when that check failed). */
+export function withApprovalNeed(prepared: PreparedToolCall, env: ToolCallEnvironment): ToolCallPreparation | Observable<ToolCallPreparation> {
+  const rule = prepared.tool.needsApproval;
+  if (prepared.approval || rule === undefined || rule === false) return prepared;
+  if (rule === true) return { ...prepared, approval: true };
+  const { toolCall } = prepared;
+  const needed = maybeAsync<boolean | Failure>(() => rule(prepared.args, { toolCall, assistantMessage: env.assistantMessage, context: env.context }), asFailure);
+  return andThenValue(needed, (answer): ToolCallPreparation => {
+    if (answer instanceof Failure) return { kind: "immediate", outcome: errorOutcome(toolCall, `needsApproval of tool "${toolCall.name}" failed: ${describeError(answer.error)}`) };
+    if (env.signal.aborted) return { kind: "immediate", outcome: notStarted(toolCall) };
+    return answer === true ? { ...prepared, approval: true } : prepared;
+  });
+}
+
+/** The `tool_approval_request` event of a call. */
+export function approvalRequestEvent(prepared: PreparedToolCall): AgentEvent {
+  const { toolCall } = prepared;
+  return { type: "tool_approval_request", toolCallId: toolCall.id, toolName: toolCall.name, args: prepared.args };
+}
+
+/** What the wait for an answer came to. */
+type Answer = ToolApprovalDecision | "aborted" | Failure;
+
+/**
+ * Waits for the answer to a call's approval, announces it with `tool_approval_end`, then goes
+ * on: approved, with the call (its edited arguments validated again); denied, aborted or failed,
+ * with its error outcome.
+ *
+ * ```text
+ * requestApproval:  ----a|            (a: { approved: true })
+ * events:           ----(E)then go    (E: tool_approval_end, approved)
+ * abort at 2:       --(E)then decided (approved false, reason "aborted"; the call never ran)
+ * ```
+ */
+export function awaitApproval(
+  prepared: PreparedToolCall,
+  env: ToolCallEnvironment,
+  emitter: Emitter,
+  go: (prepared: PreparedToolCall) => Observable<AgentEvent>,
+  decided: (outcome: ToolCallOutcome) => Observable<AgentEvent>,
+): Observable<AgentEvent> {
+  const { toolCall } = prepared;
+  const ask = env.requestApproval;
+  if (!ask) {
+    return decided(errorOutcome(toolCall, `Tool call "${toolCall.name}" needs approval, and nothing in this run can give it (no requestApproval).`));
+  }
+  if (env.signal.aborted) return answered(prepared, "aborted", env, emitter, go, decided);
+  const request = { toolCallId: toolCall.id, toolName: toolCall.name, args: prepared.args };
+  const answer = maybeAsync<Answer>(() => ask(request, env.signal), asFailure);
+  if (!(answer instanceof Observable)) return answered(prepared, answer, env, emitter, go, decided);
+  return andThen(untilAborted(answer, env.signal), (settled) => answered(prepared, settled, env, emitter, go, decided));
+}
+
+/** The answer, or `"aborted"` as soon as the signal fires first. */
+function untilAborted(answer: Observable<Answer>, signal: AbortSignal): Observable<Answer> {
+  return new Observable<Answer>((subscriber) => {
+    const onAbort = (): void => {
+      subscriber.next("aborted");
+      subscriber.complete();
+    };
+    signal.addEventListener("abort", onAbort);
+    const inner = answer.subscribe(subscriber);
+    return () => {
+      signal.removeEventListener("abort", onAbort);
+      inner.unsubscribe();
+    };
+  });
+}
+
+function answered(
+  prepared: PreparedToolCall,
+  answer: Answer,
+  env: ToolCallEnvironment,
+  emitter: Emitter,
+  go: (prepared: PreparedToolCall) => Observable<AgentEvent>,
+  decided: (outcome: ToolCallOutcome) => Observable<AgentEvent>,
+): Observable<AgentEvent> {
+  const { toolCall } = prepared;
+  const end = (approved: boolean, reason?: string): AgentEvent =>
+    reason === undefined
+      ? { type: "tool_approval_end", toolCallId: toolCall.id, toolName: toolCall.name, approved }
+      : { type: "tool_approval_end", toolCallId: toolCall.id, toolName: toolCall.name, approved, reason };
+  const then = (event: AgentEvent, next: () => Observable<AgentEvent>): Observable<AgentEvent> => sequence(emitter.one(event), defer(next));
+  if (answer === "aborted" || (env.signal.aborted && !(answer instanceof Failure))) return then(end(false, "aborted"), () => decided(notStarted(toolCall)));
+  if (answer instanceof Failure) return then(end(false, "requestApproval failed"), () => decided(errorOutcome(toolCall, `requestApproval failed: ${describeError(answer.error)}`)));
+  if (!isDecision(answer)) {
+    return then(end(false, "no decision"), () => decided(errorOutcome(toolCall, `requestApproval must answer { approved: true } or { approved: false, reason }, got ${describe(answer)}.`)));
+  }
+  if (!answer.approved) {
+    const reason = typeof answer.reason === "string" && answer.reason.length > 0 ? answer.reason : undefined;
+    return then(end(false, reason), () => decided(errorOutcome(toolCall, deniedText(toolCall, reason))));
+  }
+  if (answer.args === undefined) return then(end(true), () => go(prepared));
+  let args: unknown;
+  try {
+    args = checkToolArguments(prepared.tool.name, prepared.tool.parameters, { ...toolCall, arguments: answer.args as ToolCall["arguments"] }, prepared.tool.validator ?? env.validator);
+  } catch (error) {
+    return then(end(true), () => decided(errorOutcome(toolCall, `The arguments given with the approval are not valid: ${describeError(error)}`)));
+  }
+  return then(end(true), () => go({ ...prepared, args }));
+}
+
+/** What the model reads for a denied call. */
+export function deniedText(toolCall: ToolCall, reason: string | undefined): string {
+  return reason ? `Tool call "${toolCall.name}" was denied: ${reason}` : `Tool call "${toolCall.name}" was denied.`;
+}
+
+function isDecision(value: unknown): value is ToolApprovalDecision {
+  return value !== null && typeof value === "object" && typeof (value as { approved?: unknown }).approved === "boolean";
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * The Agent's approvals (SPEC R1), budgets (R2), scheduling (R3) and usage totals (R5): calls
+ * wait in `state.pendingApprovals` until `approve()` / `deny()` / `answerApprovals()` answer
+ * them, an abort answers every one, and with a session a pending approval outlives the process
+ * that asked: a fresh Agent lists it and its answer resumes the run, nothing run twice.
+ */
+import { firstValueFrom, Subject, toArray, take, type Observable } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import type { AgentEvent, AgentTool, Usage } from "../../src/index.js";
+import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
+import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
+import type { SessionStore } from "../../src/session/session-store.js";
+import type { Message } from "../../src/model/messages.js";
+import { model, roles, textOf, textResult, tool } from "./support.js";
+
+/** Replies by how many assistant messages the request holds, so a resumed process gets the same one. */
+function byTurn(replies: FauxReply[]) {
+  const pick = (request: { messages: Message[] }): FauxReply => replies[request.messages.filter((m) => m.role === "assistant").length] ?? { content: "more" };
+  return fauxProvider(Array.from({ length: 20 }, () => pick));
+}
+
+function guardedAgent(ran: string[], options: { store?: SessionStore; replies?: FauxReply[]; owner?: string; takeover?: boolean } = {}): Agent {
+  const rm: AgentTool = tool("rm", (id) => (ran.push(`rm ${id}`), textResult("removed")), { needsApproval: true, replay: "never" });
+  const ls: AgentTool = tool("ls", (id) => (ran.push(`ls ${id}`), textResult("a b c")));
+  const replies = options.replies ?? [{ content: [fauxToolCall("ls", {}, "l1"), fauxToolCall("rm", { path: "b" }, "r1")] }, { content: "done" }];
+  return new Agent({
+    initialState: { model, tools: [ls, rm] },
+    streamFn: byTurn(replies),
+    ...(options.store ? { session: { store: options.store, id: "s", owner: options.owner ?? "a", ...(options.takeover ? { takeover: true } : {}) } } : {}),
+  });
+}
+
+/** Resolves with the request event once a call asks. */
+function nextRequest(agent: Agent): Promise<Extract<AgentEvent, { type: "tool_approval_request" }>> {
+  return new Promise((resolve) => {
+    const off = agent.subscribe((event) => {
+      if (event.type === "tool_approval_request") {
+        off();
+        resolve(event);
+      }
+    });
+  });
+}
+
+describe("R1: the Agent's approvals", () => {
+  it("R1 A4: a waiting call is listed in state; approve() runs it; the list empties", async () => {
+    const ran: string[] = [];
+    const agent = guardedAgent(ran);
+    const asked = nextRequest(agent);
+    const done = agent.prompt("clean up");
+    const request = await asked;
+    expect(request).toEqual({ type: "tool_approval_request", toolCallId: "r1", toolName: "rm", args: { path: "b" } });
+    expect(agent.state.pendingApprovals).toEqual([{ toolCallId: "r1", toolName: "rm", args: { path: "b" } }]);
+    expect(ran).toEqual(["ls l1"]);
+    agent.approve("r1");
+    await done;
+    expect(ran).toEqual(["ls l1", "rm r1"]);
+    expect(agent.state.pendingApprovals).toEqual([]);
+    expect(roles(agent.state.messages)).toEqual(["system", "user", "assistant", "toolResult", "toolResult", "assistant"]);
+  });
+
+  it("R1: deny() gives the model an error result with the reason", async () => {
+    const ran: string[] = [];
+    const agent = guardedAgent(ran);
+    const asked = nextRequest(agent);
+    const done = agent.prompt("clean up");
+    await asked;
+    agent.deny("r1", "Keep b.");
+    await done;
+    expect(ran).toEqual(["ls l1"]);
+    const denied = agent.state.messages.find((m) => (m as { toolCallId?: string }).toolCallId === "r1");
+    expect(textOf(denied)).toBe('Tool call "rm" was denied: Keep b.');
+  });
+
+  it("R1: approve() or deny() of a call that does not wait throws", () => {
+    const agent = guardedAgent([]);
+    expect(() => agent.approve("nope")).toThrow('No tool call "nope" is waiting for approval.');
+    expect(() => agent.deny("nope")).toThrow('No tool call "nope" is waiting for approval.');
+  });
+
+  it("R1: answerApprovals() answers from a stream; an answer for no waiting call lands in errorMessage", async () => {
+    const ran: string[] = [];
+    const agent = guardedAgent(ran);
+    const answers = new Subject<{ toolCallId: string; approved: true } | { toolCallId: string; approved: false; reason?: string }>();
+    const answering = agent.answerApprovals(answers);
+    answers.next({ toolCallId: "ghost", approved: true });
+    expect(agent.state.errorMessage).toBe('No tool call "ghost" is waiting for approval.');
+    const asked = nextRequest(agent);
+    const done = agent.prompt("clean up");
+    await asked;
+    answers.next({ toolCallId: "r1", approved: true });
+    await done;
+    expect(ran).toEqual(["ls l1", "rm r1"]);
+    answering.unsubscribe();
+  });
+
+  it("R1 R4 L10: abort() answers every waiting call: not started, and the list empties", async () => {
+    const ran: string[] = [];
+    const agent = guardedAgent(ran);
+    const asked = nextRequest(agent);
+    const done = agent.prompt("clean up");
+    await asked;
+    agent.abort();
+    await done;
+    expect(ran).toEqual(["ls l1"]);
+    expect(agent.state.pendingApprovals).toEqual([]);
+    expect(agent.state.cancellation).toEqual([{ toolCallId: "r1", toolName: "rm", status: "not_started" }]);
+    expect(textOf(agent.state.messages.find((m) => (m as { toolCallId?: string }).toolCallId === "r1"))).toBe("Operation aborted");
+  });
+});
+
+describe("R1 S5: a pending approval outlives its process", () => {
+  it("R1 S5 S6: a fresh Agent lists the waiting call; approve() resumes the run; the call that finished is not run again", async () => {
+    const store = new InMemorySessionStore();
+    const ran: string[] = [];
+    const first = guardedAgent(ran, { store, owner: "a" });
+    await first.resume();
+    const asked = nextRequest(first);
+    // Never answered here: this process "stops" while the call waits (another owner takes the session over).
+    void first.prompt("clean up").catch(() => undefined);
+    await asked;
+    expect(store.load("s")!.entries.map((e) => e.type)).toContain("approval_requested");
+
+    const second = guardedAgent(ran, { store, owner: "b", takeover: true });
+    await second.resume();
+    expect(second.state.isStreaming).toBe(false);
+    expect(second.state.pendingApprovals).toEqual([{ toolCallId: "r1", toolName: "rm", args: { path: "b" } }]);
+    await expect(second.prompt("something else")).rejects.toThrow("The resumed run waits for approval of tool call r1: approve() or deny() first.");
+    second.approve("r1");
+    await second.waitForIdle();
+    expect(ran).toEqual(["ls l1", "rm r1"]);
+    expect(roles(second.state.messages)).toEqual(["system", "user", "assistant", "toolResult", "toolResult", "assistant"]);
+    expect(textOf(second.state.messages.at(-1))).toBe("done");
+    expect(second.state.pendingApprovals).toEqual([]);
+  });
+
+  it("R1 S5: a denial given to the fresh Agent is what the model reads", async () => {
+    const store = new InMemorySessionStore();
+    const ran: string[] = [];
+    const first = guardedAgent(ran, { store, owner: "a" });
+    await first.resume();
+    const asked = nextRequest(first);
+    void first.prompt("clean up").catch(() => undefined);
+    await asked;
+    const second = guardedAgent(ran, { store, owner: "b", takeover: true });
+    await second.resume();
+    second.deny("r1", "Not today.");
+    await second.waitForIdle();
+    expect(ran).toEqual(["ls l1"]);
+    expect(textOf(second.state.messages.find((m) => (m as { toolCallId?: string }).toolCallId === "r1"))).toBe('Tool call "rm" was denied: Not today.');
+  });
+});
+
+describe("R2 R3 R5: limits, concurrency and usage through the Agent", () => {
+  it("R2 A4: limits end the run; state.limit says which, until the next run", async () => {
+    const replies: FauxReply[] = Array.from({ length: 10 }, (_, i) => ({ content: [fauxToolCall("ls", {}, `l${i}`)] }));
+    const agent = new Agent({ initialState: { model, tools: [tool("ls", () => textResult("x"))] }, streamFn: byTurn(replies), limits: { maxTurns: 2 } });
+    await agent.prompt("go");
+    expect(agent.state.limit).toMatchObject({ limit: "maxTurns", value: 2, used: 2 });
+    agent.limits = undefined;
+    agent.streamFn = fauxProvider([{ content: "ok" }]);
+    await agent.prompt("again");
+    expect(agent.state.limit).toBeUndefined();
+  });
+
+  it("R2 R3: bad limits or concurrency are refused when the Agent is made, and when a run starts", async () => {
+    expect(() => new Agent({ limits: { maxTurns: -2 } })).toThrow("limits.maxTurns must be a positive integer, got -2.");
+    expect(() => new Agent({ maxConcurrency: 0 })).toThrow("maxConcurrency must be a positive integer, got 0.");
+    const agent = new Agent({ initialState: { model }, streamFn: fauxProvider([{ content: "x" }]) });
+    agent.maxConcurrency = 1.5;
+    await expect(agent.prompt("go")).rejects.toThrow("maxConcurrency must be a positive integer, got 1.5.");
+  });
+
+  it("R5 A7: state.usage sums every run's assistant messages; usage$ emits each new total once", async () => {
+    const usage = (input: number, output: number): Partial<Usage> => ({ input, output, totalTokens: input + output, cost: { input: input / 1000, output: output / 1000, cacheRead: 0, cacheWrite: 0, total: (input + output) / 1000 } });
+    const agent = new Agent({ initialState: { model }, streamFn: fauxProvider([{ content: "a", usage: usage(10, 5) }, { content: "b", usage: usage(20, 7) }]) });
+    const totals: Observable<Usage[]> = agent.usage$.pipe(take(3), toArray());
+    const seen = firstValueFrom(totals);
+    const ends: AgentEvent[] = [];
+    agent.subscribe((e) => void (e.type === "agent_end" && ends.push(e)));
+    await agent.prompt("one");
+    await agent.prompt("two");
+    expect(agent.state.usage).toMatchObject({ input: 30, output: 12, totalTokens: 42 });
+    expect(agent.state.usage.cost.total).toBeCloseTo(0.042);
+    expect((await seen).map((u) => u.totalTokens)).toEqual([0, 15, 42]);
+    expect(ends.map((e) => (e as Extract<AgentEvent, { type: "agent_end" }>).usage.totalTokens)).toEqual([15, 27]);
+  });
+});
+
+describe("R1: answering from the request's own listener", () => {
+  it("R1 A5: a listener that approves as the request arrives (before the call waits) is heard", async () => {
+    const ran: string[] = [];
+    const agent = guardedAgent(ran);
+    agent.subscribe((event) => {
+      if (event.type === "tool_approval_request") agent.approve(event.toolCallId);
+    });
+    await agent.prompt("clean up");
+    expect(ran).toEqual(["ls l1", "rm r1"]);
+  });
+});

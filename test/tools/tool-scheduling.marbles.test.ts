@@ -1,0 +1,150 @@
+/**
+ * Tool scheduling (SPEC R3) in virtual time: `maxConcurrency` bounds a parallel batch, calls with
+ * the same `concurrencyKey` run one after another in source order, other calls side by side;
+ * `tool_execution_end` stays in completion order and the result messages in source order (T4).
+ */
+import { map, timer } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { agentLoop } from "../../src/loop/agent-loop.js";
+import type { AgentEvent, AgentLoopConfig, AgentTool, ToolResultMessage } from "../../src/index.js";
+import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
+import { committed, contextWith, model, textResult, tool, user } from "../helpers/fixtures.js";
+import { newScheduler } from "../helpers/marbles.js";
+import type { TestScheduler } from "rxjs/testing";
+
+/** A tool whose call `{ ms, key? }` takes `ms` frames; it logs the frame each call starts and ends at. */
+function timedTool(scheduler: TestScheduler, log: string[], extra: Partial<AgentTool> = {}): AgentTool {
+  return tool(
+    "work",
+    (id, params) => {
+      const { ms } = params as { ms: number };
+      log.push(`${scheduler.now()} start ${id}`);
+      return timer(ms).pipe(map(() => (log.push(`${scheduler.now()} end ${id}`), textResult(id))));
+    },
+    { type: "object", properties: { ms: { type: "number" }, key: { type: "string" } } },
+    extra,
+  );
+}
+
+interface Ran {
+  log: string[];
+  ends: string[];
+  results: string[];
+}
+
+/** One batch of `calls` ({ id, ms, key? }) with `config`, in virtual time; what ran when. */
+function runBatch(calls: { id: string; ms: number; key?: string }[], config: Partial<AgentLoopConfig> = {}, extra: Partial<AgentTool> = {}): Ran {
+  const scheduler = newScheduler();
+  const log: string[] = [];
+  const events: { frame: number; event: AgentEvent }[] = [];
+  scheduler.run(({ flush }) => {
+    const provider = fauxProvider([{ content: calls.map((c) => fauxToolCall("work", c.key === undefined ? { ms: c.ms } : { ms: c.ms, key: c.key }, c.id)) }, { content: "done" }]);
+    agentLoop([user("go")], contextWith([timedTool(scheduler, log, extra)]), { model, scheduler, ...config }, undefined, provider).subscribe((event) => events.push({ frame: scheduler.now(), event }));
+    flush();
+  });
+  const all = events.map((e) => e.event);
+  return {
+    log,
+    ends: events.flatMap(({ frame, event }) => (event.type === "tool_execution_end" ? [`${frame} ${event.toolCallId}`] : [])),
+    results: committed(all).flatMap((m) => ((m as ToolResultMessage).role === "toolResult" ? [(m as ToolResultMessage).toolCallId] : [])),
+  };
+}
+
+const keyed: Partial<AgentTool> = { concurrencyKey: (args) => (args as { key?: string }).key };
+
+describe("R3: maxConcurrency", () => {
+  it("R3 T4: limit 2 over 6 calls: two run at a time, each starting the frame a slot frees; ends in completion order, results in source order", () => {
+    const calls = [
+      { id: "a", ms: 10 },
+      { id: "b", ms: 4 },
+      { id: "c", ms: 3 },
+      { id: "d", ms: 8 },
+      { id: "e", ms: 2 },
+      { id: "f", ms: 5 },
+    ];
+    const ran = runBatch(calls, { maxConcurrency: 2 });
+    expect(ran.log).toEqual([
+      "0 start a",
+      "0 start b",
+      "4 end b",
+      "4 start c",
+      "7 end c",
+      "7 start d",
+      "10 end a",
+      "10 start e",
+      "12 end e",
+      "12 start f",
+      "15 end d",
+      "17 end f",
+    ]);
+    expect(ran.ends).toEqual(["4 b", "7 c", "10 a", "12 e", "15 d", "17 f"]);
+    expect(ran.results).toEqual(["a", "b", "c", "d", "e", "f"]);
+  });
+
+  it("R3: without a limit the same batch runs all six at frame 0 (the limit is what changed it)", () => {
+    const ran = runBatch([{ id: "a", ms: 10 }, { id: "b", ms: 4 }, { id: "c", ms: 3 }]);
+    expect(ran.log.filter((line) => line.includes("start"))).toEqual(["0 start a", "0 start b", "0 start c"]);
+  });
+
+  it("R3: a limit of 1 runs a parallel batch one call at a time, in source order", () => {
+    const ran = runBatch([{ id: "a", ms: 3 }, { id: "b", ms: 1 }, { id: "c", ms: 2 }], { maxConcurrency: 1 });
+    expect(ran.log).toEqual(["0 start a", "3 end a", "3 start b", "4 end b", "4 start c", "6 end c"]);
+  });
+
+  it("R3: a limit that is not a positive integer is refused at call time", () => {
+    const provider = fauxProvider([{ content: "x" }]);
+    for (const bad of [0, -1, 1.5, Number.NaN, "2" as unknown as number]) {
+      expect(() => agentLoop([user("go")], contextWith([]), { model, maxConcurrency: bad }, undefined, provider)).toThrow(/maxConcurrency must be a positive integer/);
+    }
+  });
+});
+
+describe("R3: concurrencyKey", () => {
+  it("R3: calls with the same key run in source order, calls with another key or none beside them", () => {
+    const ran = runBatch(
+      [
+        { id: "x1", ms: 5, key: "x" },
+        { id: "y1", ms: 2, key: "y" },
+        { id: "x2", ms: 1, key: "x" },
+        { id: "n", ms: 3 },
+        { id: "y2", ms: 2, key: "y" },
+      ],
+      {},
+      keyed,
+    );
+    expect(ran.log).toEqual(["0 start x1", "0 start y1", "0 start n", "2 end y1", "2 start y2", "3 end n", "4 end y2", "5 end x1", "5 start x2", "6 end x2"]);
+    expect(ran.ends).toEqual(["2 y1", "3 n", "4 y2", "5 x1", "6 x2"]);
+    expect(ran.results).toEqual(["x1", "y1", "x2", "n", "y2"]);
+  });
+
+  it("R3: keys and a limit compose: a lane holds one slot at a time", () => {
+    const ran = runBatch(
+      [
+        { id: "x1", ms: 4, key: "x" },
+        { id: "x2", ms: 4, key: "x" },
+        { id: "a", ms: 2 },
+        { id: "b", ms: 2 },
+      ],
+      { maxConcurrency: 2 },
+      keyed,
+    );
+    expect(ran.log).toEqual(["0 start x1", "0 start a", "2 end a", "2 start b", "4 end x1", "4 start x2", "4 end b", "8 end x2"]);
+  });
+
+  it("R3 T4: sequential mode wins over keys: one call at a time, in source order", () => {
+    const ran = runBatch([{ id: "x1", ms: 2, key: "x" }, { id: "y1", ms: 1, key: "y" }], { toolExecution: "sequential" }, keyed);
+    expect(ran.log).toEqual(["0 start x1", "2 end x1", "2 start y1", "3 end y1"]);
+  });
+
+  it("R3 T3: a concurrencyKey that throws gives that call an error result; the others run", () => {
+    const ran = runBatch([{ id: "a", ms: 1, key: "boom" }, { id: "b", ms: 1 }], {}, {
+      concurrencyKey: (args) => {
+        if ((args as { key?: string }).key === "boom") throw new Error("no key");
+        return undefined;
+      },
+    });
+    expect(ran.log).toEqual(["0 start b", "1 end b"]);
+    expect(ran.ends).toEqual(["0 a", "1 b"]);
+    expect(ran.results).toEqual(["a", "b"]);
+  });
+});
