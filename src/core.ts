@@ -18,6 +18,8 @@ export * from "./model/messages.js";
 export * from "./model/types.js";
 export * from "./tools/tool-types.js";
 export * from "./loop/loop-config.js";
+export type { RunLimits } from "./loop/run-limits.js";
+export { addUsage } from "./model/usage-totals.js";
 export type { MaybeAsync } from "./rx/maybe-async.js";
 export { agentLoop, agentLoopContinue } from "./loop/agent-loop-core.js";
 export { MessageQueue } from "./loop/message-queue.js";

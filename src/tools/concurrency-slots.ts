@@ -23,9 +23,16 @@ import { Observable } from "rxjs";
 export class ConcurrencySlots {
   private free: number;
   private readonly waiting: (() => void)[] = [];
+  /** Set when the batch is torn down: a slot freed then starts nothing (no tool runs after an unsubscribe). */
+  private closed = false;
 
   constructor(size: number) {
     this.free = size;
+  }
+
+  /** Starts nothing more: the work that holds a slot is being torn down with its batch. */
+  close(): void {
+    this.closed = true;
   }
 
   /** `work`, once a slot is free. */
@@ -37,6 +44,7 @@ export class ConcurrencySlots {
         if (!holding) return;
         holding = false;
         this.free++;
+        if (this.closed) return;
         const next = this.waiting.shift();
         if (next) {
           this.free--;

@@ -94,6 +94,21 @@ class StandingProgress {
 }
 
 /**
+ * A signal that aborts when either does. `AbortSignal.any` holds its sources weakly (no listener
+ * left on the run's signal per call); where it is missing, a listener forwards the run's abort.
+ */
+function linkedSignal(run: AbortSignal, own: AbortSignal): AbortSignal {
+  const any = (AbortSignal as { any?: (signals: AbortSignal[]) => AbortSignal }).any;
+  if (any) return any([run, own]);
+  const linked = new AbortController();
+  const forward = (source: AbortSignal) => (): void => linked.abort(source.reason);
+  if (run.aborted) linked.abort(run.reason);
+  run.addEventListener("abort", forward(run), { once: true });
+  own.addEventListener("abort", forward(own), { once: true });
+  return linked.signal;
+}
+
+/**
  * One execution of a tool: whatever `execute` returns, exactly one result. With a time limit
  * (SPEC R2) the tool gets a signal of its own, aborted when the limit passes or the run is; after
  * an abort a promise tool is waited for `abortGraceMs` at most (SPEC R4).
@@ -105,7 +120,6 @@ class ToolExecution {
   /** The signal the tool gets: the run's, or its own when it has a time limit. */
   private readonly signal: AbortSignal;
   private readonly timers: Subscription[] = [];
-  private readonly unlink: (() => void) | undefined;
 
   constructor(
     private readonly prepared: PreparedToolCall,
@@ -117,12 +131,10 @@ class ToolExecution {
     const scheduler = env.scheduler ?? asyncScheduler;
     if (timeoutMs === undefined) this.signal = env.signal;
     else {
-      // Its own signal, so the time limit stops this call only.
+      // Its own signal, so the time limit stops this call only; the run's abort still reaches it,
+      // after the call ended too, as the run's signal would.
       const own = new AbortController();
-      const forward = (): void => own.abort(env.signal.reason);
-      env.signal.addEventListener("abort", forward);
-      this.unlink = () => env.signal.removeEventListener("abort", forward);
-      this.signal = own.signal;
+      this.signal = linkedSignal(env.signal, own.signal);
       this.timers.push(
         scheduler.schedule(() => {
           own.abort(new DOMException(timedOutText(prepared.tool.name, timeoutMs), "TimeoutError"));
@@ -174,7 +186,6 @@ class ToolExecution {
   private release(): void {
     for (const timer of this.timers) timer.unsubscribe();
     this.timers.length = 0;
-    this.unlink?.();
   }
 
   /** An Observable tool: progress, then its last value; an abort unsubscribes it at once. */

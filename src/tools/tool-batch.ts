@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { concatMap, defer, EMPTY, from, groupBy, mergeMap, type Observable, of } from "rxjs";
+import { concatMap, defer, EMPTY, from, groupBy, mergeMap, Observable, of } from "rxjs";
 import { andThen } from "../rx/maybe-async.js";
 import { sequence } from "../rx/sequence.js";
 import { isObservable } from "rxjs";
@@ -257,7 +257,7 @@ function scheduleAll(
 ): Observable<AgentEvent> {
   const slots = env.maxConcurrency !== undefined ? new ConcurrencySlots(env.maxConcurrency) : undefined;
   const prepared = preparations.flatMap((preparation, index) => (preparation.kind === "prepared" ? [{ preparation, index }] : []));
-  return from(prepared).pipe(
+  const lanes = from(prepared).pipe(
     groupBy(({ preparation, index }) => preparation.key ?? index),
     mergeMap((lane) =>
       lane.pipe(
@@ -272,6 +272,13 @@ function scheduleAll(
       ),
     ),
   );
+  if (!slots) return lanes;
+  // Closed before the lanes are torn down: a slot freed by the teardown starts no waiting call.
+  return new Observable<AgentEvent>((subscriber) => {
+    // Added before the lanes subscribe, so it runs first even when they are torn down while subscribing.
+    subscriber.add(() => slots.close());
+    return lanes.subscribe(subscriber);
+  });
 }
 
 function resultsInSourceOrder<T>(outcomes: readonly ToolCallOutcome[], env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {

@@ -1,11 +1,12 @@
 /**
- * Issue 7: generated whole runs in virtual time, every invariant checked on every run.
+ * Generated whole runs in virtual time, every invariant checked on every run.
  *
  * Each property draws scenarios (scripted model turns with text, thinking, 0–5 tool calls,
  * `length` / `error` / `aborted` stops and provider faults; tools that take frames, report
  * progress, throw, return errors or `terminate`, as Observables or plain values; hook decisions
  * and hook failures; steering, follow-up, abort and unsubscribe at random frames; both queue
- * modes and both execution modes) and runs each one twice under `TestScheduler.run`.
+ * modes and both execution modes; approvals, run limits and concurrency limits) and runs each one
+ * twice under `TestScheduler.run`.
  *
  * A failure prints its seed and a replay command:
  *   RXAGENT_SEED=<seed> RXAGENT_PATH="<path>" npx vitest run test/reliability/generated.test.ts -t "<property>"
@@ -22,7 +23,7 @@ function cancelling(vias: Scenario["via"][]): fc.Arbitrary<Scenario> {
     .map(([scenario, frame, kind]) => ({ ...scenario, actions: [...scenario.actions, { frame, kind }].sort((a, b) => a.frame - b.frame) }));
 }
 
-describe("issue 7 · generated runs keep every invariant", () => {
+describe("generated runs keep every invariant", () => {
   it("agentLoop (no emit): 800 runs", () => {
     checkScenarios("agentLoop (no emit)", scenarioArb(["loop"]), 800);
   });
@@ -35,12 +36,16 @@ describe("issue 7 · generated runs keep every invariant", () => {
     checkScenarios("Agent.prompt$", scenarioArb(["agent"]), 1000);
   });
 
+  it("R1 R2 R3: run control (approvals answered, denied or never answered then aborted; limits; concurrency) on every entry point: 600 runs", () => {
+    checkScenarios("run control", scenarioArb(["loop", "loop-emit", "agent"], "always"), 600);
+  });
+
   it("every entry point, cancelled at a random frame: 500 runs", () => {
     checkScenarios("cancelled at a random frame", cancelling(["loop", "loop-emit", "agent"]), 500);
   });
 
   afterAll(() => {
-    // The issue asks for at least 2 000 generated runs per `npm test` (each also run a second time for determinism).
+    // At least 2 000 generated runs per `npm test` (each also run a second time for determinism).
     expect(runCounter.runs).toBeGreaterThanOrEqual(process.env.RXAGENT_PATH ? 1 : 2000);
   });
 });

@@ -8,7 +8,7 @@
  * Observables on the TestScheduler, so one scenario is one synchronous, deterministic flush.
  */
 import { getEventListeners } from "node:events";
-import { config as rxConfig, filter, map, mergeMap, Observable, ReplaySubject, Subscriber, type Subscription, tap, throwError, timer } from "rxjs";
+import { config as rxConfig, filter, map, mergeMap, NEVER, Observable, ReplaySubject, Subscriber, type Subscription, tap, throwError, timer } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { Agent } from "../../src/agent/agent.js";
 import type { AgentStateSnapshot } from "../../src/agent/agent-state.js";
@@ -22,6 +22,8 @@ import type {
   AssistantMessageEvent,
   Message,
   StreamFn,
+  ToolApprovalDecision,
+  ToolApprovalRequest,
   UserMessage,
 } from "../../src/index.js";
 import { fauxProvider, type FauxReply } from "../../src/testing/index.js";
@@ -94,6 +96,9 @@ export interface Trace {
   stateSnapshots: AgentStateSnapshot[];
   hotEvents: AgentEvent[];
   busyPrompts: { error: unknown; events: number; whileStreaming: boolean }[];
+  /** Run control: the approval requests seen, and answers the Agent refused (nothing waited any more). */
+  approvalRequests: (Stamp & { id: string })[];
+  refusedAnswers: string[];
 }
 
 const FINAL_TURN = { blocks: [{ t: "text" as const, text: "done" }], stop: "natural" as const, fault: "none" as const };
@@ -204,6 +209,8 @@ export function runScenario(scenario: Scenario): Trace {
     stateSnapshots: [],
     hotEvents: [],
     busyPrompts: [],
+    approvalRequests: [],
+    refusedAnswers: [],
   };
   let seq = 0;
   const stamp = (): Stamp => ({ seq: seq++, frame: scheduler.now() });
@@ -411,7 +418,29 @@ export function runScenario(scenario: Scenario): Trace {
     );
   };
   const tool = (name: string, extra: Partial<AgentTool> = {}): AgentTool => ({ name, label: name, description: `${name} tool`, parameters: TOOL_SCHEMA, execute, ...extra });
-  const tools = [tool("t0"), tool("t1"), tool("slow"), tool("seq", { executionMode: "sequential" })];
+  const control = scenario.control;
+  const approvals = control?.approvals ?? {};
+  const tools = [
+    tool("t0"),
+    tool("t1", control ? { needsApproval: (_args, { toolCall }) => toolCall.id in approvals } : {}),
+    tool("slow", control?.keyed ? { concurrencyKey: () => "slow" } : {}),
+    tool("seq", { executionMode: "sequential" }),
+  ];
+  const decisionOf = (id: string): ToolApprovalDecision | undefined => {
+    const answer = approvals[id];
+    return answer === "approve" ? { approved: true } : answer === "deny" ? { approved: false, reason: `denied ${id}` } : undefined;
+  };
+  /** The loop's approver: the drawn answer after `approvalDelay` frames (a plain value at 0); never for `never`. */
+  const requestApproval = (request: ToolApprovalRequest): ToolApprovalDecision | Observable<ToolApprovalDecision> => {
+    trace.approvalRequests.push({ ...stamp(), id: request.toolCallId });
+    const decision = decisionOf(request.toolCallId);
+    if (!decision) return counted(`approval:${request.toolCallId}`, NEVER);
+    if (control!.approvalDelay === 0) return decision;
+    return counted(`approval:${request.toolCallId}`, timer(control!.approvalDelay, scheduler).pipe(map(() => decision)));
+  };
+  const controlConfig: Partial<AgentLoopConfig> = control
+    ? { ...(control.limits ? { limits: control.limits } : {}), ...(control.maxConcurrency ? { maxConcurrency: control.maxConcurrency } : {}) }
+    : {};
 
   // ── provider ───────────────────────────────────────────────────────────────
   let played = 0;
@@ -546,8 +575,31 @@ export function runScenario(scenario: Scenario): Trace {
           followUpMode: scenario.followUpMode,
           toolExecution: scenario.toolExecution,
           scheduler,
+          ...(controlConfig.limits ? { limits: controlConfig.limits } : {}),
+          ...(controlConfig.maxConcurrency ? { maxConcurrency: controlConfig.maxConcurrency } : {}),
           ...hookConfig,
         });
+        if (control) {
+          // The human: answers each request as drawn, from its listener at 0 frames, else later.
+          const human = agent;
+          human.subscribe((event) => {
+            if (event.type !== "tool_approval_request") return;
+            trace.approvalRequests.push({ ...stamp(), id: event.toolCallId });
+            const decision = decisionOf(event.toolCallId);
+            if (!decision) return;
+            const answer = (): void => {
+              // The run may have been aborted meanwhile: then nothing waits and the answer is refused.
+              try {
+                if (decision.approved) human.approve(event.toolCallId);
+                else human.deny(event.toolCallId, decision.reason);
+              } catch (error) {
+                trace.refusedAnswers.push(String((error as Error).message));
+              }
+            };
+            if (control.approvalDelay === 0) answer();
+            else scheduler.schedule(answer, control.approvalDelay);
+          });
+        }
         agent.subscribe((event, signal) => listen(event, signal));
         stateFeeds.push(agent.state$.subscribe((snapshot) => trace.stateSnapshots.push(snapshot)));
         stateFeeds.push(agent.events$.subscribe((event) => trace.hotEvents.push(event)));
@@ -598,6 +650,8 @@ export function runScenario(scenario: Scenario): Trace {
           model,
           scheduler,
           toolExecution: scenario.toolExecution,
+          ...controlConfig,
+          ...(control ? { requestApproval } : {}),
           ...(scenario.queueStreams
             ? { steering$: delivered(steerStream, "steering"), followUp$: delivered(followStream, "followUp"), steeringMode: scenario.steeringMode, followUpMode: scenario.followUpMode }
             : { getSteeringMessages: () => poll("steering"), getFollowUpMessages: () => poll("followUp") }),

@@ -27,6 +27,8 @@ export function checkBrackets(events: Events, complete: boolean, where: string):
   let open: AgentMessage | undefined;
   const running = new Set<string>();
   const seen = new Set<string>();
+  const asking = new Set<string>();
+  const asked = new Set<string>();
   events.forEach((event, i) => {
     const at = `${where} #${i} ${label(event)}`;
     if (ended) v.push(`${at}: event after agent_end`);
@@ -71,7 +73,18 @@ export function checkBrackets(events: Events, complete: boolean, where: string):
         break;
       case "tool_execution_end":
         if (!running.has(event.toolCallId)) v.push(`${at}: end of a tool call that is not running`);
+        if (asking.has(event.toolCallId)) v.push(`${at}: a call ended while its approval was still open`);
         running.delete(event.toolCallId);
+        break;
+      case "tool_approval_request":
+        if (!running.has(event.toolCallId)) v.push(`${at}: approval asked for a call that is not running`);
+        if (asked.has(event.toolCallId)) v.push(`${at}: approval asked twice`);
+        asked.add(event.toolCallId);
+        asking.add(event.toolCallId);
+        break;
+      case "tool_approval_end":
+        if (!asking.has(event.toolCallId)) v.push(`${at}: approval answered that was not asked`);
+        asking.delete(event.toolCallId);
         break;
       case "agent_end":
         if (turnOpen) v.push(`${at}: agent_end inside a turn`);
@@ -284,7 +297,9 @@ function checkDecisions(trace: Trace): string[] {
     if (decision === "end" && requests.length > 0) v.push(`finishTurn #${k} said end, yet the provider was asked again`);
     const cancelled = trace.cancel !== undefined && trace.cancel.seq < end;
     const gone = trace.unsubscribed !== undefined && trace.unsubscribed.seq < end;
-    if (decision === "continue" && requests.length === 0 && !cancelled && !gone && !failure(call.seq, end)) v.push(`finishTurn #${k} said continue, yet no request followed`);
+    // A run limit (SPEC R2) wins over `continue`: the run ends, and agent_end says why.
+    const limited = trace.events.some((e) => e.seq > call.seq && e.seq < end && e.event.type === "agent_end" && e.event.limit !== undefined);
+    if (decision === "continue" && requests.length === 0 && !cancelled && !gone && !limited && !failure(call.seq, end)) v.push(`finishTurn #${k} said continue, yet no request followed`);
   });
   return v;
 }
@@ -328,6 +343,7 @@ export function checkTrace(trace: Trace): string[] {
   const events = second ? all.slice(0, second.index) : all;
 
   if (trace.error !== undefined) v.push(`the run errored: ${String((trace.error as Error)?.message ?? trace.error)}`);
+  v.push(...checkRunControl(trace));
   for (const error of trace.unhandled) v.push(`unhandled error: ${String((error as Error)?.message ?? error)}`);
   if (!(trace.unsubscribed && (!second || trace.unsubscribed.seq < second.seq)) && !trace.completed) v.push("the run did not complete");
   if (trace.retainedListeners > 0) v.push(`${trace.retainedListeners} abort listeners left on the signals handed out`);
@@ -397,5 +413,47 @@ export function checkTrace(trace: Trace): string[] {
       if (attempt.events > 0) v.push("prompt$ during a run emitted events");
     }
   }
+  return v;
+}
+
+/**
+ * Run control (SPEC R1–R3) on the first run: a call denied, or never answered, never executed;
+ * an approved one did only after its answer; no more requests than `maxTurns`, no more executions
+ * than `maxToolCalls`, never more calls executing at once than `maxConcurrency`; a limit in
+ * `agent_end` is one that was set.
+ */
+export function checkRunControl(trace: Trace): string[] {
+  const control = trace.scenario.control;
+  if (!control) return [];
+  const v: string[] = [];
+  const until = trace.second?.seq ?? Number.POSITIVE_INFINITY;
+  const events = trace.events.filter((e) => e.seq < until);
+  const executes = trace.executes.filter((e) => e.seq < until);
+  const answers = new Map<string, { seq: number; approved: boolean }>();
+  for (const e of events) if (e.event.type === "tool_approval_end") answers.set(e.event.toolCallId, { seq: e.seq, approved: e.event.approved });
+  for (const run of executes) {
+    if (!(run.id in control.approvals)) continue;
+    const answer = answers.get(run.id);
+    if (!answer) v.push(`${run.id} executed without an answer to its approval`);
+    else if (!answer.approved) v.push(`${run.id} executed though its approval was denied`);
+    else if (answer.seq > run.seq) v.push(`${run.id} executed before its approval`);
+    if (control.approvals[run.id] !== "approve") v.push(`${run.id} executed, answered "${control.approvals[run.id]}"`);
+  }
+  const limits = control.limits;
+  const providerCalls = trace.providerCalls.filter((c) => c.seq < until).length;
+  if (limits?.maxTurns !== undefined && providerCalls > limits.maxTurns) v.push(`${providerCalls} requests with maxTurns ${limits.maxTurns}`);
+  if (limits?.maxToolCalls !== undefined && executes.length > limits.maxToolCalls) v.push(`${executes.length} executions with maxToolCalls ${limits.maxToolCalls}`);
+  if (control.maxConcurrency !== undefined && trace.scenario.toolExecution === "parallel") {
+    const running = new Set<string>();
+    const all = [...executes.map((e) => ({ seq: e.seq, start: e.id })), ...events.flatMap((e) => (e.event.type === "tool_execution_end" ? [{ seq: e.seq, end: e.event.toolCallId }] : []))].sort((a, b) => a.seq - b.seq);
+    for (const step of all) {
+      if ("start" in step) running.add(step.start!);
+      else running.delete(step.end!);
+      if (running.size > control.maxConcurrency) v.push(`${running.size} calls executing at once with maxConcurrency ${control.maxConcurrency}`);
+    }
+  }
+  const end = events.find((e) => e.event.type === "agent_end")?.event as Extract<AgentEvent, { type: "agent_end" }> | undefined;
+  const limit = end?.limit?.limit;
+  if (limit && limit !== "timeoutMs" && (limits as Record<string, unknown> | undefined)?.[limit] === undefined) v.push(`agent_end names the limit ${limit}, which was not set`);
   return v;
 }

@@ -100,6 +100,20 @@ export interface Scenario {
   cancelAtEvent?: { index: number; kind: "abort" | "unsubscribe" };
   /** User actions from inside the subscriber's `next`, on the event with this index (re-entrant). */
   eventActions?: { index: number; kind: UserAction["kind"] }[];
+  /** Run control (SPEC R1–R3): approvals of `t1` calls, limits, a concurrency limit. */
+  control?: RunControl;
+}
+
+/** What a scenario's run control does. */
+export interface RunControl {
+  /** The `t1` calls (by id) that need approval, and how each is answered; `never`: not at all (an abort ends the wait). */
+  approvals: Record<string, "approve" | "deny" | "never">;
+  /** Frames until an answer comes; 0: at once (a plain value from the loop's requestApproval; from the request's listener in the Agent). */
+  approvalDelay: number;
+  limits?: { maxTurns?: number; maxToolCalls?: number; maxRepeatedCalls?: number; toolTimeoutMs?: number; onLimit?: "end" | "tell" };
+  maxConcurrency?: number;
+  /** `slow` calls share one concurrency key, so they run one after another. */
+  keyed?: boolean;
 }
 
 const behaviourArb: fc.Arbitrary<ToolBehaviour> = fc.record({
@@ -162,8 +176,28 @@ const actionArb: fc.Arbitrary<UserAction> = fc.record({
   ),
 });
 
+const controlArb = fc.record({
+  answers: fc.array(fc.oneof({ weight: 4, arbitrary: fc.constant("approve" as const) }, { weight: 2, arbitrary: fc.constant("deny" as const) }, { weight: 1, arbitrary: fc.constant("never" as const) }), { minLength: 1, maxLength: 4 }),
+  approvalDelay: fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.integer({ min: 1, max: 8 }) }),
+  limits: fc.option(
+    fc.record(
+      {
+        maxTurns: fc.integer({ min: 1, max: 4 }),
+        maxToolCalls: fc.integer({ min: 1, max: 6 }),
+        maxRepeatedCalls: fc.integer({ min: 2, max: 3 }),
+        toolTimeoutMs: fc.integer({ min: 1, max: 6 }),
+        onLimit: fc.constantFrom("end" as const, "tell" as const),
+      },
+      { requiredKeys: [] },
+    ),
+    { nil: undefined },
+  ),
+  maxConcurrency: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+  keyed: fc.boolean(),
+});
+
 /** A whole run, through the given entry points. */
-export function scenarioArb(vias: Scenario["via"][] = ["loop", "loop-emit", "agent"]): fc.Arbitrary<Scenario> {
+export function scenarioArb(vias: Scenario["via"][] = ["loop", "loop-emit", "agent"], control: "sometimes" | "always" = "sometimes"): fc.Arbitrary<Scenario> {
   return fc.constantFrom(...vias).chain((via) =>
     fc
       .record({
@@ -182,8 +216,9 @@ export function scenarioArb(vias: Scenario["via"][] = ["loop", "loop-emit", "age
         queueStreams: via === "agent" ? fc.constant(undefined) : fc.constantFrom(undefined, true),
         abortBeforeStart: via === "agent" ? fc.constant(undefined) : fc.oneof({ weight: 15, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant(true) }),
         secondRun: via === "agent" ? fc.constantFrom(undefined, undefined, "prompt" as const, "continue" as const) : fc.constant(undefined),
+        control: control === "always" ? controlArb : fc.option(controlArb, { nil: undefined, freq: 3 }),
       })
-      .map(({ hangCancel, turns, actions, secondRun, continueLoop, abortBeforeStart, queueStreams, ...rest }) => {
+      .map(({ hangCancel, turns, actions, secondRun, continueLoop, abortBeforeStart, queueStreams, control, ...rest }) => {
         const scenario: Scenario = {
           ...rest,
           ...(queueStreams ? { queueStreams } : {}),
@@ -201,6 +236,19 @@ export function scenarioArb(vias: Scenario["via"][] = ["loop", "loop-emit", "age
           })),
           actions: actions.slice().sort((a, b) => a.frame - b.frame),
         };
+        if (control) {
+          // Every t1 call of the run needs approval, answered as drawn.
+          const approvals: RunControl["approvals"] = {};
+          let k = 0;
+          for (const turn of scenario.turns) for (const block of turn.blocks) if (block.t === "call" && block.tool === "t1") approvals[block.id] = control.answers[k++ % control.answers.length]!;
+          scenario.control = { approvals, approvalDelay: control.approvalDelay, ...(control.limits ? { limits: control.limits } : {}), ...(control.maxConcurrency ? { maxConcurrency: control.maxConcurrency } : {}), ...(control.keyed ? { keyed: true } : {}) };
+          // A call never answered is ended by an abort.
+          if (Object.values(approvals).includes("never")) {
+            scenario.actions.push({ frame: 3000, kind: "abort" });
+            // The Agent's second run may wait for one of its own.
+            if (secondRun) scenario.actions.push({ frame: 6000, kind: "abort" });
+          }
+        }
         // A provider that never finishes is ended by abort (or unsubscribe): make sure one comes.
         if (scenario.turns.some((turn) => turn.fault === "hang")) {
           scenario.actions.push({ frame: 1000, kind: hangCancel });

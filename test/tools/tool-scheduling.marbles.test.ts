@@ -148,3 +148,20 @@ describe("R3: concurrencyKey", () => {
     expect(ran.results).toEqual(["a", "b"]);
   });
 });
+
+describe("R3 L10: an unsubscribe while calls wait for a slot", () => {
+  it("R3 L10: the running call is unsubscribed and no waiting call starts", () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectSubscriptions }) => {
+      const slow = cold("10ms (r|)", { r: textResult("a") });
+      const started: string[] = [];
+      const t = tool("work", (id) => (started.push(id), id === "a" ? slow : textResult(id)));
+      const provider = fauxProvider([{ content: [fauxToolCall("work", {}, "a"), fauxToolCall("work", {}, "b"), fauxToolCall("work", {}, "c")] }, { content: "done" }]);
+      const subscription = agentLoop([user("go")], contextWith([t]), { model, scheduler, maxConcurrency: 1 }, undefined, provider).subscribe();
+      scheduler.schedule(() => subscription.unsubscribe(), 4);
+      expectSubscriptions(slow.subscriptions).toBe("^---!");
+      scheduler.flush();
+      expect(started).toEqual(["a"]);
+    });
+  });
+});

@@ -31,6 +31,14 @@ import {
   type ProviderOptions,
   type RunState,
   type UntakenMessages,
+  type CallCancellation,
+  type LimitReached,
+  type RunLimits,
+  type ToolApprovalContext,
+  type ToolApprovalDecision,
+  type ToolApprovalRequest,
+  type ToolCancellation,
+  type Usage,
 } from "../../src/index.js";
 
 declare module "../../src/model/types.js" {
@@ -100,5 +108,23 @@ describe("public types", () => {
   it("A4 Q3: the reducer and the agent_end event", () => {
     expectTypeOf(reduceRunState).toEqualTypeOf<(state: RunState, event: AgentEvent) => RunState>();
     expectTypeOf<Extract<AgentEvent, { type: "agent_end" }>["untaken"]>().toEqualTypeOf<UntakenMessages | undefined>();
+  });
+
+  it("R1 R2 R4 R5: run control's public types", () => {
+    expectTypeOf<NonNullable<AgentTool["needsApproval"]>>().toEqualTypeOf<boolean | ((args: any, context: ToolApprovalContext) => MaybeAsync<boolean>)>();
+    expectTypeOf<ToolApprovalDecision>().toEqualTypeOf<{ approved: true; args?: unknown } | { approved: false; reason?: string }>();
+    expectTypeOf<Agent["approve"]>().toEqualTypeOf<(toolCallId: string, options?: { args?: unknown }) => void>();
+    expectTypeOf<Agent["deny"]>().toEqualTypeOf<(toolCallId: string, reason?: string) => void>();
+    expectTypeOf<AgentState["pendingApprovals"]>().toEqualTypeOf<readonly ToolApprovalRequest[]>();
+    expectTypeOf<AgentLoopConfig["limits"]>().toEqualTypeOf<RunLimits | undefined>();
+    expectTypeOf<Extract<AgentEvent, { type: "agent_end" }>["usage"]>().toEqualTypeOf<Usage>();
+    expectTypeOf<Extract<AgentEvent, { type: "agent_end" }>["limit"]>().toEqualTypeOf<LimitReached | undefined>();
+    expectTypeOf<LimitReached["limit"]>().toEqualTypeOf<"maxTurns" | "maxToolCalls" | "maxTokens" | "maxCost" | "timeoutMs" | "maxRepeatedCalls">();
+    expectTypeOf<CallCancellation["status"]>().toEqualTypeOf<ToolCancellation>();
+    expectTypeOf<ToolCancellation>().toEqualTypeOf<"not_started" | "stopped" | "finished" | "ignored">();
+    expectTypeOf<Agent["usage$"]>().toEqualTypeOf<Observable<Usage>>();
+    // @ts-expect-error a decision needs `approved`
+    const bad: ToolApprovalDecision = { reason: "no" };
+    void bad;
   });
 });
