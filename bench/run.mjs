@@ -234,6 +234,22 @@ async function startBenchPostgres() {
 // A build from before sessions existed has none to measure.
 const sessionResults = existsSync(path.join(path.dirname(RXAGENT_ENTRY_PATH), "session/index.js")) ? await sessions() : [];
 
+// ── tracing ──────────────────────────────────────────────────────────────────────────────
+/** bench/otel.mjs on the same build: an Agent workload with tracing off and on, against none. */
+function tracing() {
+  log("tracing overhead (otel.mjs): the operator off and on, instrumentAgent on, against no tracing");
+  const out = execFileSync(process.execPath, ["otel.mjs", ...(quick ? ["--quick"] : [])], {
+    cwd: benchDir,
+    encoding: "utf8",
+    env: { ...process.env, RXAGENT_DIST: path.dirname(RXAGENT_ENTRY_PATH) },
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return lastJson(out).otel;
+}
+// A build from before rxagent/otel existed has none to measure.
+const otelResults = existsSync(path.join(path.dirname(RXAGENT_ENTRY_PATH), "otel/index.js")) ? tracing() : undefined;
+
 // ── size and start-up ────────────────────────────────────────────────────────────────────
 log("bundle sizes (esbuild)");
 const sizeResults = node(["workers/size.mjs"]);
@@ -332,10 +348,15 @@ if (sessionResults.length > 1) {
     }
   }
 }
+for (const [name, r] of Object.entries(otelResults ?? {})) {
+  const off = r.variants["off:operator"];
+  target(`Tracing off (traceAgent, no provider), ${name} ${r.size}: CPU × no tracing`, off.cpuRatio, "≤ 1.02×", off.cpuRatio <= 1.02, `p25–p75 ${off.cpuRatioP25}–${off.cpuRatioP75}; the operator alone adds ${r.operatorAlone.operatorAddsNs} ns per event of ${r.operatorAlone.runCpuNsPerEvent} → ${r.operatorAlone.impliedRatio}×`);
+  target(`Tracing on (SDK, in-memory exporter), ${name} ${r.size}: CPU × no tracing`, r.variants["on:operator"].cpuRatio, "reported", true, `${r.variants["on:operator"].spans} spans a run`);
+}
 target("Size, rxagent own code (min+gz)", `${sizeResults.rxagentOwn.gzipped} B`, "≤ 10 KB (10 240 B)", sizeResults.rxagentOwn.gzipped <= 10_240, `reference core: ${sizeResults.reference.gzipped} B`);
 
 // ── output ───────────────────────────────────────────────────────────────────────────────
-const results = { provenance, machine, method: methodNotes(), timings, memory: memoryResults, sessions: sessionResults, size: sizeResults, coldImport: importResults, targets };
+const results = { provenance, machine, method: methodNotes(), timings, memory: memoryResults, sessions: sessionResults, otel: otelResults, size: sizeResults, coldImport: importResults, targets };
 if (quick) {
   log("quick run: results not written");
   console.log(renderMarkdown(results));
@@ -443,7 +464,19 @@ function renderMarkdown(r) {
     }
     p();
   }
-  p(`## ${r.sessions?.length ? 6 : 5}. Size and start-up`);
+  let section = r.sessions?.length ? 6 : 5;
+  if (r.otel) {
+    p(`## ${section++}. Tracing: rxagent/otel on the Agent, off (no tracer provider) and on (the SDK with an in-memory exporter)`);
+    p();
+    p("| Workload | Variant | CPU | CPU × no tracing (p25–p75) | Spans a run |");
+    p("|---|---|---|---|---|");
+    for (const [name, w] of Object.entries(r.otel)) {
+      for (const [variant, v] of Object.entries(w.variants)) p(`| ${name} ${w.size} | ${variant} | ${fmt(v.cpuMs)} ms | ${variant === "none" ? "1" : `${fmt(v.cpuRatio, 3)} (${fmt(v.cpuRatioP25, 2)}–${fmt(v.cpuRatioP75, 2)})`} | ${v.spans} |`);
+      p(`| ${name} ${w.size} | the operator alone, on a recorded run's events | ${w.operatorAlone.operatorAddsNs} ns per event (rxjs \`map\`: ${w.operatorAlone.rxjsMapAddsNs} ns) | ${w.operatorAlone.impliedRatio} | |`);
+    }
+    p();
+  }
+  p(`## ${section}. Size and start-up`);
   p();
   p("| Bundle (Agent + agentLoop, esbuild --minify, browser ESM) | Minified | Min + gzip |");
   p("|---|---|---|");

@@ -186,6 +186,12 @@ export class Agent {
     if (options.session) checkSessionOptions(options.session);
     this.sessionOptions = options.session;
     this.runner = new AgentRunner(this.store, this.listeners, this.allEvents);
+    // An answer kept for a call of a run belongs to that run: a later call with the same id is asked anew.
+    this.runner.onSettled = () => this.desk.forget();
+    // A run that waits for approvals owns the transcript until one is answered.
+    this.store.guard = () => {
+      if (this.parked) throw new Error("The resumed run waits for approvals: approve() or deny() them before changing the transcript.");
+    };
     this.queues = new AgentQueues(options.steeringMode ?? "one-at-a-time", options.followUpMode ?? "one-at-a-time", (source, error) => {
       this.store.errorMessage = `The stream given to ${source}() failed: ${describeError(error)}`;
       this.store.touch();
@@ -325,7 +331,6 @@ export class Agent {
   }
 
   private answer(toolCallId: string, decision: ToolApprovalDecision): void {
-    if (decision.approved === true && decision.args !== undefined) this.runner.recorder?.approvedArgs.set(toolCallId, decision.args);
     if (this.desk.answer(toolCallId, decision)) return;
     // Announced and not waiting yet (a listener answering the request event): kept for the wait.
     if (this.runner.active && this.store.pendingApprovals.some((request) => request.toolCallId === toolCallId)) {
@@ -335,9 +340,17 @@ export class Agent {
     const parked = this.parked;
     if (parked && !this.runner.active && parked.approvals.some((request) => request.toolCallId === toolCallId)) {
       this.parked = undefined;
+      let resumed: Observable<AgentEvent>;
+      try {
+        resumed = this.run({ resume: { message: parked.message, settled: parked.settled } });
+      } catch (error) {
+        // The run cannot start (no streamFn, a bad option): the calls still wait, unanswered.
+        this.parked = parked;
+        throw error;
+      }
       this.desk.keep(toolCallId, decision);
       for (const [id, kept] of parked.answers) this.desk.keep(id, kept);
-      this.run({ resume: { message: parked.message, settled: parked.settled } }).subscribe({
+      resumed.subscribe({
         error: (error: unknown) => {
           this.store.errorMessage = describeError(error);
           this.store.touch();
@@ -345,7 +358,6 @@ export class Agent {
       });
       return;
     }
-    this.runner.recorder?.approvedArgs.delete(toolCallId);
     throw new Error(`No tool call "${toolCallId}" is waiting for approval.`);
   }
 
@@ -389,7 +401,7 @@ export class Agent {
   /** Clears the transcript (keeping the replayed system baseline), the queues and the error. */
   reset(): void {
     if (this.runner.active) throw new Error("Agent is already processing. Wait for completion before resetting.");
-    if (this.parked) throw new Error("reset(): the resumed run waits for approvals: approve() or deny() them first.");
+    this.store.guard?.();
     const baseline = getCurrentSystemMessage(this.store.transcript);
     this.clearAllQueues();
     this.store.reset(baseline ? [baseline] : []);
@@ -483,6 +495,10 @@ export class Agent {
     if (this.maxConcurrency !== undefined) config.maxConcurrency = this.maxConcurrency;
     if (this.abortGraceMs !== undefined) config.abortGraceMs = this.abortGraceMs;
     config.requestApproval = this.desk.request;
+    config.hasQueuedMessages = () => this.queues.hasMessages();
+    const journal = this.runner.recorder;
+    // On record as soon as it is reached: a resume must not continue a run a limit ended.
+    if (journal) config.onLimitReached = (limit) => journal.stopping(limit.limit === "timeoutMs" ? "aborted" : "ended");
     for (const hook of LOOP_HOOKS) if (this[hook]) (config as unknown as Record<string, unknown>)[hook] = this[hook];
     const finish = config.finishTurn;
     const recorder = this.runner.recorder;

@@ -139,8 +139,12 @@ export class AgentRunner {
     if (this.active !== run) return;
     this.active = undefined;
     this.store.endRun();
+    this.onSettled?.();
     run.finish();
   }
+
+  /** Told when a run is over, before its promise settles (the Agent drops answers no call took). */
+  onSettled: (() => void) | undefined;
 }
 
 function throwFailure(failed: Failure | undefined): void {

@@ -102,6 +102,8 @@ export class AgentStateStore implements AgentState {
    */
   private view: WeakRef<readonly AgentMessage[]> | undefined;
   private version = 0;
+  /** Called before the transcript is replaced; throws when it may not be (a run waits for approvals). */
+  guard: (() => void) | undefined;
   /** Told when the transcript is replaced as a whole (the session journal, SPEC S1). */
   onReplaced: ((messages: readonly AgentMessage[], reset: boolean) => void) | undefined;
   private cached: AgentStateSnapshot | undefined;
@@ -137,6 +139,7 @@ export class AgentStateStore implements AgentState {
 
   /** Replaces the leading system message's text (inserting one if there is none); later system messages still apply. */
   replaceSystemPrompt(text: string): void {
+    this.guard?.();
     const first = this._messages[0];
     if (first && isSystem(first)) this.messages = [{ ...first, content: text }, ...this._messages.slice(1)];
     else this.messages = [{ role: "system", content: text, timestamp: this.now() }, ...this._messages];
@@ -184,6 +187,7 @@ export class AgentStateStore implements AgentState {
     return view?.length === this._messages.length ? view : undefined;
   }
   set messages(messages: readonly AgentMessage[]) {
+    this.guard?.();
     this.install(messages);
     this.onReplaced?.(this._messages.slice(), false);
   }
@@ -258,7 +262,10 @@ export class AgentStateStore implements AgentState {
 
   /** Clears the run state and installs `messages` as the transcript. */
   reset(messages: AgentMessage[]): void {
+    this.guard?.();
     this.run = initialRunState;
+    this.limit = undefined;
+    this.cancellation = undefined;
     this.install(messages);
     this.onReplaced?.(this._messages.slice(), true);
   }

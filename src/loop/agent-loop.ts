@@ -23,7 +23,7 @@
  * @module
  */
 import { asyncScheduler, catchError, defer, EMPTY, expand, filter, finalize, ignoreElements, Observable, of, queueScheduler, subscribeOn, type Subscription, tap } from "rxjs";
-import { checkPositive, checkRunLimits, limitReached } from "./run-limits.js";
+import { checkDelay, checkPositive, checkRunLimits, limitReached } from "./run-limits.js";
 import { sequence } from "../rx/sequence.js";
 import type { StreamFn } from "../model/messages.js";
 import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
@@ -128,7 +128,7 @@ export function startAgentLoop(input: AgentLoopRun, defaultValidator: ArgumentVa
 export function checkRunControl(config: Pick<AgentLoopConfig, "limits" | "maxConcurrency" | "abortGraceMs" | "requestApproval">): void {
   checkRunLimits(config.limits);
   checkPositive("maxConcurrency", config.maxConcurrency, true);
-  checkPositive("abortGraceMs", config.abortGraceMs, false);
+  checkDelay("abortGraceMs", config.abortGraceMs);
   if (config.requestApproval !== undefined && typeof config.requestApproval !== "function") throw new TypeError("requestApproval must be a function.");
 }
 
@@ -187,6 +187,7 @@ function runDeadline(run: Run, controller: AbortController): Subscription | unde
   return (run.config.scheduler ?? asyncScheduler).schedule(() => {
     if (run.state.ended || controller.signal.aborted) return;
     run.limit = limitReached("timeoutMs", timeoutMs, run.now() - startedAt);
+    run.config.onLimitReached?.(run.limit);
     controller.abort(new DOMException(run.limit.message, "TimeoutError"));
   }, timeoutMs);
 }

@@ -6,7 +6,7 @@
  */
 import type { Observable, SchedulerLike } from "rxjs";
 import type { AssistantMessage, Message, Model, ProviderOptions, ThinkingLevel, ToolResultMessage } from "../model/messages.js";
-import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
+import type { AgentContext, AgentEvent, AgentMessage, LimitReached } from "../model/types.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
 import type { ToolApprovalDecision, ToolApprovalRequest, ToolExecutionMode, ToolHooks } from "../tools/tool-types.js";
 import type { RunLimits } from "./run-limits.js";
@@ -90,6 +90,17 @@ export interface AgentLoopConfig extends ToolHooks, ProviderOptions {
   /** Budgets and breakers (SPEC R2). */
   limits?: RunLimits;
   /**
+   * Told the moment a limit ends the run (SPEC R2), before `agent_end`: with the time limit as
+   * the run is aborted, with the others after the turn. The `Agent` journals it.
+   */
+  onLimitReached?: (limit: LimitReached) => void;
+  /**
+   * Whether the poll callbacks (`getSteeringMessages`, `getFollowUpMessages`) have messages
+   * waiting, without taking them: a run a budget ends then says so in `agent_end.limit` although
+   * it had no tool calls (SPEC R2). The `Agent` passes its own.
+   */
+  hasQueuedMessages?: () => boolean;
+  /**
    * After an abort, how long a promise tool that has not settled is waited for (ms on the loop's
    * scheduler) before its call is answered "Operation aborted" and reported `ignored` (SPEC R4).
    * Absent: the run waits for it, as pi does.
@@ -151,6 +162,8 @@ export const LOOP_KEYS = [
   "maxConcurrency",
   "requestApproval",
   "limits",
+  "onLimitReached",
+  "hasQueuedMessages",
   "abortGraceMs",
   "validator",
   "getSteeringMessages",

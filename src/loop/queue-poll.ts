@@ -52,6 +52,11 @@ export class QueuePoll {
     return this.buffer!.clear();
   }
 
+  /** Whether the stream has sent messages no poll took yet (callbacks cannot tell: false). */
+  hasWaiting(): boolean {
+    return this.buffer !== undefined && this.buffer.size > 0;
+  }
+
   /** What one poll takes: a plain array when the callback returns one or the stream is buffered (SPEC L12). */
   take(): AgentMessage[] | Observable<AgentMessage[]> {
     if (this.buffer) {

@@ -42,6 +42,10 @@ export interface RunLimits {
 
 const NUMERIC = ["maxTurns", "maxToolCalls", "maxTokens", "maxCost", "timeoutMs", "toolTimeoutMs", "maxRepeatedCalls"] as const;
 const COUNTS: ReadonlySet<string> = new Set(["maxTurns", "maxToolCalls", "maxRepeatedCalls"]);
+const TIMES: ReadonlySet<string> = new Set(["timeoutMs", "toolTimeoutMs"]);
+
+/** The longest delay a timer can wait (2³¹ − 1 ms, about 24.8 days): a longer one fires at once. */
+export const MAX_DELAY_MS = 2_147_483_647;
 
 /** Throws a `TypeError` naming the first limit that is not a positive number (an integer for counts). */
 export function checkRunLimits(limits: RunLimits | undefined): void {
@@ -50,21 +54,36 @@ export function checkRunLimits(limits: RunLimits | undefined): void {
   for (const name of NUMERIC) {
     const value = limits[name];
     if (value === undefined) continue;
+    if (TIMES.has(name)) {
+      checkDelay(`limits.${name}`, value);
+      continue;
+    }
     const integer = COUNTS.has(name);
     if (typeof value !== "number" || !(value > 0) || (integer && !Number.isInteger(value)) || Number.isNaN(value)) {
       throw new TypeError(`limits.${name} must be a positive ${integer ? "integer" : "number"}, got ${String(value)}.`);
     }
+  }
+  if (limits.maxRepeatedCalls !== undefined && limits.maxRepeatedCalls < 2) {
+    throw new TypeError(`limits.maxRepeatedCalls must be at least 2 (the call that repeats the one before), got ${limits.maxRepeatedCalls}.`);
   }
   if (limits.onLimit !== undefined && limits.onLimit !== "end" && limits.onLimit !== "tell") {
     throw new TypeError(`limits.onLimit must be "end" or "tell", got ${String(limits.onLimit)}.`);
   }
 }
 
-/** Checks `tool.timeoutMs` and `maxConcurrency`-like options: a positive integer or absent. */
+/** Checks an option that must be a positive integer when given (`maxConcurrency`). */
 export function checkPositive(name: string, value: unknown, integer: boolean): void {
   if (value === undefined) return;
   if (typeof value !== "number" || !(value > 0) || (integer && !Number.isInteger(value))) {
     throw new TypeError(`${name} must be a positive ${integer ? "integer" : "number"}, got ${String(value)}.`);
+  }
+}
+
+/** Checks a delay in ms when given: a positive number a timer can wait (`timeoutMs`, `abortGraceMs`, a tool's `timeoutMs`). */
+export function checkDelay(name: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || !(value > 0) || value > MAX_DELAY_MS) {
+    throw new TypeError(`${name} must be a positive number of milliseconds up to ${MAX_DELAY_MS}, got ${String(value)}.`);
   }
 }
 

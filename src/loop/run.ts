@@ -225,6 +225,11 @@ export class Run {
     return event;
   }
 
+  /** Whether messages wait in the queues, without taking them (streams' buffers, or `hasQueuedMessages`). */
+  hasQueued(): boolean {
+    return this.steering.hasWaiting() || this.followUp.hasWaiting() || this.config.hasQueuedMessages?.() === true;
+  }
+
   /** Unsubscribes the queue streams; what they held, or `undefined` when nothing. */
   stopQueues(): UntakenMessages | undefined {
     const steering = this.steering.stop();

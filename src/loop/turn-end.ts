@@ -13,6 +13,7 @@ import type { ToolBatchResult } from "../tools/tool-batch.js";
 import type { AgentTurnContext, AgentTurnDecision } from "./loop-config.js";
 import { poll } from "./queue-poll.js";
 import { requestLimit } from "./run-limits.js";
+import type { LimitReached } from "../model/types.js";
 import type { Run } from "./run.js";
 import { NextTurn, type Step } from "./next-turn.js";
 
@@ -40,15 +41,13 @@ export function finishTurn(run: Run, message: AssistantMessage, batch: ToolBatch
 function nextStep(run: Run, lastTurn: AgentTurnContext, decision: AgentTurnDecision | undefined | void, hasMoreToolCalls: boolean): Observable<Step> {
   if (decision && decision.action === "end") return endRun(run);
   // A call limit in "end" mode answered the rest of the batch: the run ends here (SPEC R2).
-  if (run.budget?.reached) return endRun(run);
+  const callLimit = run.budget?.reached;
+  if (callLimit) return endByLimit(run, callLimit);
   const limits = run.config.limits;
   if (limits) {
     // Checked before the queues are polled: what they hold stays queued for the next run.
     const reached = requestLimit(limits, run.turns, run.usage);
-    if (reached) {
-      if (hasMoreToolCalls || (decision && decision.action === "continue")) run.limit = reached;
-      return endRun(run);
-    }
+    if (reached) return hasMoreToolCalls || (decision && decision.action === "continue") || run.hasQueued() ? endByLimit(run, reached) : endRun(run);
   }
   return poll(run, run.steering, (steering) => {
     if (hasMoreToolCalls || steering.length > 0) return of(new NextTurn(steering, lastTurn));
@@ -66,6 +65,13 @@ export function hardExit(run: Run, message: AssistantMessage): Observable<Step> 
   const hook = run.config.finishTurn;
   if (!hook) return close();
   return defer(() => andThen(maybeAsync(() => hook(run.turnContext(message, []), run.signal), "error"), close));
+}
+
+/** A limit ends the run: it is told (`onLimitReached`), then `agent_end` carries it. */
+function endByLimit(run: Run, limit: LimitReached): Observable<Step> {
+  run.limit = limit;
+  run.config.onLimitReached?.(limit);
+  return endRun(run);
 }
 
 /** `agent_end`, built when it is emitted: that is when the queue streams are let go (Q2, Q3). */

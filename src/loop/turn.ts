@@ -151,8 +151,10 @@ export function resumeTurn(run: Run, resume: ResumedTurn): Observable<Step> {
 
 function toolEnvironment(run: Run, message: AssistantMessage): ToolCallEnvironment {
   const { config } = run;
+  const tools = run.context.tools ?? [];
   return {
-    tools: run.context.tools ?? [],
+    tools,
+    controlled: tools.some((tool) => tool.needsApproval !== undefined || tool.concurrencyKey !== undefined),
     context: run.context,
     assistantMessage: message,
     signal: run.signal,

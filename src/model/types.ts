@@ -73,6 +73,8 @@ export type AgentEvent =
       approved: boolean;
       /** Why it was denied (the denial's reason, or "aborted" when the run was). */
       reason?: string;
+      /** The arguments the approval came with, when it edited them (the call runs with these). */
+      args?: unknown;
     };
 
 /** The type of an {@link AgentEvent}. */

@@ -127,7 +127,10 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
         break;
       case "approval_requested": {
         const started = toolCalls.get(entry.toolCallId);
-        toolCalls.set(entry.toolCallId, { replay: started?.replay ?? "never", approval: { request: { toolCallId: entry.toolCallId, toolName: entry.toolName, args: entry.args } } });
+        // Asked again by a resumed run: the answer the journal holds still stands until a new one.
+        const answer = started?.approval?.answer;
+        const request = { toolCallId: entry.toolCallId, toolName: entry.toolName, args: entry.args };
+        toolCalls.set(entry.toolCallId, { replay: started?.replay ?? "never", approval: answer ? { request, answer } : { request } });
         break;
       }
       case "approval_answered": {

@@ -91,9 +91,7 @@ export class SessionRecorder {
       case "tool_approval_request":
         return this.writer.write({ v, seq: 0, type: "approval_requested", at, toolCallId: event.toolCallId, toolName: event.toolName, args: event.args });
       case "tool_approval_end": {
-        const { toolCallId, approved, reason } = event;
-        const args = approved ? this.approvedArgs.get(toolCallId) : undefined;
-        this.approvedArgs.delete(toolCallId);
+        const { toolCallId, approved, reason, args } = event;
         const entry: ApprovalAnsweredEntry = { v, seq: 0, type: "approval_answered", at, toolCallId, approved };
         if (reason !== undefined) (entry as { reason?: string }).reason = reason;
         if (args !== undefined) (entry as { args?: unknown }).args = args;
@@ -104,8 +102,6 @@ export class SessionRecorder {
     }
   }
 
-  /** Edited arguments an approval came with, journaled with its answer (so a replay runs with them). */
-  readonly approvedArgs = new Map<string, unknown>();
 
   /** The run was told to stop (`abort()`, `finishTurn` → `end`): a resume must not continue it. */
   stopping(reason: "aborted" | "ended"): void {

@@ -138,7 +138,8 @@ class ToolExecution {
       this.timers.push(
         scheduler.schedule(() => {
           own.abort(new DOMException(timedOutText(prepared.tool.name, timeoutMs), "TimeoutError"));
-          this.finish({ result: errorToolResult(timedOutText(prepared.tool.name, timeoutMs)), isError: true });
+          // Still running this long after the run's abort: it ignored that signal (SPEC R4).
+          this.finish({ result: errorToolResult(timedOutText(prepared.tool.name, timeoutMs)), isError: true }, env.signal.aborted ? "ignored" : undefined);
         }, timeoutMs),
       );
     }

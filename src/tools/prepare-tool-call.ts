@@ -12,6 +12,7 @@ import type { AgentContext } from "../model/types.js";
 import { andThen, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
 import { ABORTED_TOOL_TEXT, errorToolResult } from "./tool-result.js";
 import type { CallBudget } from "./call-budget.js";
+import { needingApproval } from "./tool-approval.js";
 import type { AgentTool, BeforeToolCallResult, ToolApprovalDecision, ToolApprovalRequest, ToolCallOutcome, ToolHooks } from "./tool-types.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
 import { checkToolArguments } from "./validation.js";
@@ -41,6 +42,8 @@ export interface ToolCallEnvironment extends ToolHooks {
   abortGraceMs?: number;
   /** The run's call limits, counted as calls pass preflight (SPEC R2). */
   budget?: CallBudget;
+  /** Some tool has `needsApproval` or `concurrencyKey`: preflight looks at each call for them (SPEC R1, R3). */
+  controlled?: boolean;
 }
 
 /** A call ready to execute: its tool and its validated arguments. */
@@ -96,18 +99,19 @@ export function prepareToolCall(toolCall: ToolCall, env: ToolCallEnvironment): O
       () => beforeToolCall({ assistantMessage: env.assistantMessage, toolCall, args, context: env.context }, env.signal),
       asFailure,
     );
-    return andThen(decision, (decided) => of(decide(ready, decided, env.signal)));
+    return andThen(decision, (decided) => of(decide(ready, decided, env)));
   });
 }
 
 /** What `beforeToolCall` decided, checked against the abort that may have come meanwhile. */
-function decide(ready: PreparedToolCall, decision: BeforeToolCallResult | undefined | void | Failure, signal: AbortSignal): ToolCallPreparation {
+function decide(ready: PreparedToolCall, decision: BeforeToolCallResult | undefined | void | Failure, env: ToolCallEnvironment): ToolCallPreparation {
+  const { signal } = env;
   const { toolCall } = ready;
   // A failed hook wins over an abort that came meanwhile: the model reads what went wrong.
   if (decision instanceof Failure) return immediate(toolCall, `beforeToolCall failed: ${describeError(decision.error)}`);
   if (signal.aborted) return { kind: "immediate", outcome: notStarted(toolCall) };
   if (decision && decision.block) return immediate(toolCall, decision.reason || "Tool execution was blocked", decision.terminate === true);
-  if (decision && decision.needsApproval === true) return { ...ready, approval: true };
+  if (decision && decision.needsApproval === true) return needingApproval(ready, env);
   return ready;
 }
 

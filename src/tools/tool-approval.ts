@@ -20,15 +20,28 @@ import { checkToolArguments } from "./validation.js";
 /** The prepared call, marked when its tool's `needsApproval` asks for a human (or an error result when that check failed). */
 export function withApprovalNeed(prepared: PreparedToolCall, env: ToolCallEnvironment): ToolCallPreparation | Observable<ToolCallPreparation> {
   const rule = prepared.tool.needsApproval;
-  if (prepared.approval || rule === undefined || rule === false) return prepared;
-  if (rule === true) return { ...prepared, approval: true };
+  if (prepared.approval) return needingApproval(prepared, env);
+  if (rule === undefined || rule === false) return prepared;
+  if (rule === true) return needingApproval(prepared, env);
   const { toolCall } = prepared;
-  const needed = maybeAsync<boolean | Failure>(() => rule(prepared.args, { toolCall, assistantMessage: env.assistantMessage, context: env.context }), asFailure);
+  const needed = maybeAsync<boolean | Failure>(() => rule(prepared.args, { toolCall, assistantMessage: env.assistantMessage, context: env.context, signal: env.signal }), asFailure);
   return andThenValue(needed, (answer): ToolCallPreparation => {
     if (answer instanceof Failure) return { kind: "immediate", outcome: errorOutcome(toolCall, `needsApproval of tool "${toolCall.name}" failed: ${describeError(answer.error)}`) };
     if (env.signal.aborted) return { kind: "immediate", outcome: notStarted(toolCall) };
-    return answer === true ? { ...prepared, approval: true } : prepared;
+    return answer === true ? needingApproval(prepared, env) : prepared;
   });
+}
+
+/**
+ * The call marked to wait for approval; an error result at once when nothing in the run can
+ * answer, so no `tool_approval_request` is left without its `tool_approval_end`.
+ */
+export function needingApproval(prepared: PreparedToolCall, env: Pick<ToolCallEnvironment, "requestApproval">): ToolCallPreparation {
+  if (!env.requestApproval) {
+    const { toolCall } = prepared;
+    return { kind: "immediate", outcome: errorOutcome(toolCall, `Tool call "${toolCall.name}" needs approval, and nothing in this run can give it (no requestApproval).`) };
+  }
+  return prepared.approval ? prepared : { ...prepared, approval: true };
 }
 
 /** The `tool_approval_request` event of a call. */
@@ -59,10 +72,8 @@ export function awaitApproval(
   decided: (outcome: ToolCallOutcome) => Observable<AgentEvent>,
 ): Observable<AgentEvent> {
   const { toolCall } = prepared;
-  const ask = env.requestApproval;
-  if (!ask) {
-    return decided(errorOutcome(toolCall, `Tool call "${toolCall.name}" needs approval, and nothing in this run can give it (no requestApproval).`));
-  }
+  // Preflight sent calls without an approver their error result already (see needingApproval).
+  const ask = env.requestApproval!;
   if (env.signal.aborted) return answered(prepared, "aborted", env, emitter, go, decided);
   const request = { toolCallId: toolCall.id, toolName: toolCall.name, args: prepared.args };
   const answer = maybeAsync<Answer>(() => ask(request, env.signal), asFailure);
@@ -95,10 +106,12 @@ function answered(
   decided: (outcome: ToolCallOutcome) => Observable<AgentEvent>,
 ): Observable<AgentEvent> {
   const { toolCall } = prepared;
-  const end = (approved: boolean, reason?: string): AgentEvent =>
-    reason === undefined
-      ? { type: "tool_approval_end", toolCallId: toolCall.id, toolName: toolCall.name, approved }
-      : { type: "tool_approval_end", toolCallId: toolCall.id, toolName: toolCall.name, approved, reason };
+  const end = (approved: boolean, reason?: string, args?: unknown): AgentEvent => {
+    const event: Extract<AgentEvent, { type: "tool_approval_end" }> = { type: "tool_approval_end", toolCallId: toolCall.id, toolName: toolCall.name, approved };
+    if (reason !== undefined) event.reason = reason;
+    if (args !== undefined) event.args = args;
+    return event;
+  };
   const then = (event: AgentEvent, next: () => Observable<AgentEvent>): Observable<AgentEvent> => sequence(emitter.one(event), defer(next));
   if (answer === "aborted" || (env.signal.aborted && !(answer instanceof Failure))) return then(end(false, "aborted"), () => decided(notStarted(toolCall)));
   if (answer instanceof Failure) return then(end(false, "requestApproval failed"), () => decided(errorOutcome(toolCall, `requestApproval failed: ${describeError(answer.error)}`)));
@@ -114,9 +127,27 @@ function answered(
   try {
     args = checkToolArguments(prepared.tool.name, prepared.tool.parameters, { ...toolCall, arguments: answer.args as ToolCall["arguments"] }, prepared.tool.validator ?? env.validator);
   } catch (error) {
-    return then(end(true), () => decided(errorOutcome(toolCall, `The arguments given with the approval are not valid: ${describeError(error)}`)));
+    return then(end(false, "invalid arguments"), () => decided(errorOutcome(toolCall, `The arguments given with the approval are not valid: ${describeError(error)}`)));
   }
-  return then(end(true), () => go({ ...prepared, args }));
+  // The call's lane was chosen by its first arguments (SPEC R3): edits may not move it to another.
+  const moved = keyChange(prepared, args);
+  if (moved) return then(end(false, "concurrency key changed"), () => decided(errorOutcome(toolCall, moved)));
+  return then(end(true, undefined, answer.args), () => go({ ...prepared, args }));
+}
+
+/** Why edited arguments may not run: they give the call another `concurrencyKey` than its lane's. */
+function keyChange(prepared: PreparedToolCall, args: unknown): string | undefined {
+  const keyOf = prepared.tool.concurrencyKey;
+  if (!keyOf) return undefined;
+  let key: string | undefined;
+  try {
+    const raw = keyOf(args);
+    key = raw === undefined ? undefined : String(raw);
+  } catch (error) {
+    return `concurrencyKey of tool "${prepared.tool.name}" failed on the approved arguments: ${describeError(error)}`;
+  }
+  if (key === prepared.key) return undefined;
+  return `The arguments given with the approval change the call's concurrencyKey (${JSON.stringify(prepared.key ?? null)} → ${JSON.stringify(key ?? null)}), so it was not run: ask again with the new arguments.`;
 }
 
 /** What the model reads for a denied call. */

@@ -96,14 +96,9 @@ function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: 
   if (settled) return of({ kind: "immediate", outcome: settled });
   if (duplicates.has(index)) return of({ kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) });
   const prepared = prepareToolCall(call, env);
-  const { budget } = env;
-  if (!budget && !anyRunControl(env)) return prepared;
+  // Without call limits, approval rules or keys, preflight is pi's (an approval asked by beforeToolCall is marked there).
+  if (!env.budget && !env.controlled) return prepared;
   return prepared.pipe(concatMap((preparation) => (preparation.kind === "prepared" ? controlled(preparation, env) : of(preparation))));
-}
-
-/** Whether any tool of the run asks for approval, a concurrency key or a time limit (else preflight is pi's). */
-function anyRunControl(env: ToolCallEnvironment): boolean {
-  return env.tools.some((tool) => tool.needsApproval !== undefined || tool.concurrencyKey !== undefined) || env.beforeToolCall !== undefined;
 }
 
 /** A prepared call through the run's call limits, its tool's concurrency key and its approval rule (SPEC R1–R3). */

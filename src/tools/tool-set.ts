@@ -6,6 +6,7 @@
  * @module
  */
 import { describeError } from "../model/describe-error.js";
+import { checkDelay } from "../loop/run-limits.js";
 import type { AgentTool } from "./tool-types.js";
 import type { ArgumentValidator } from "./validators/argument-validator.js";
 
@@ -27,6 +28,7 @@ export function assertToolSet(tools: readonly AgentTool[] | undefined, validator
     if (seen.has(name)) throw new Error(`Two tools are named "${name}": tool names must be unique, the model could not tell them apart.`);
     seen.add(name);
     if (typeof tool.execute !== "function") throw new Error(`Tool "${name}" has no execute function.`);
+    checkRunControlOfTool(tool, name);
     const schema: unknown = tool.parameters;
     if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
       throw new Error(`Tool "${name}" has no parameters schema: give it a JSON Schema object, e.g. { type: "object", properties: {} }.`);
@@ -36,6 +38,22 @@ export function assertToolSet(tools: readonly AgentTool[] | undefined, validator
       checker.compile(schema, name);
     } catch (error) {
       throw new Error(`Tool "${name}" has an invalid parameters schema (${checker.name}): ${describeError(error)}`);
+    }
+  }
+}
+
+/** A tool's run-control fields (SPEC R1–R3), when it has them, are of the right kind. */
+function checkRunControlOfTool(tool: AgentTool, name: string): void {
+  const { needsApproval, concurrencyKey, timeoutMs } = tool;
+  if (needsApproval !== undefined && typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
+    throw new Error(`Tool "${name}": needsApproval must be a boolean or a function of the arguments.`);
+  }
+  if (concurrencyKey !== undefined && typeof concurrencyKey !== "function") throw new Error(`Tool "${name}": concurrencyKey must be a function of the arguments.`);
+  if (timeoutMs !== undefined) {
+    try {
+      checkDelay("timeoutMs", timeoutMs);
+    } catch (error) {
+      throw new Error(`Tool "${name}": ${describeError(error)}`);
     }
   }
 }

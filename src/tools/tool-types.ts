@@ -104,6 +104,8 @@ export interface ToolApprovalContext {
   toolCall: ToolCall;
   assistantMessage: AssistantMessage;
   context: AgentContext;
+  /** The run's signal: a decision that takes time should stop when it fires. */
+  signal: AbortSignal;
 }
 
 /** A call waiting for a human decision (SPEC R1): the Agent lists these in `state.pendingApprovals`. */

@@ -7,6 +7,7 @@
 import { firstValueFrom, Subject, toArray, take, type Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentTool, Usage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
 import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
@@ -135,6 +136,26 @@ describe("R1 S5: a pending approval outlives its process", () => {
     expect(second.state.pendingApprovals).toEqual([]);
   });
 
+  it("R1 S5: an answer that cannot resume the run (no streamFn) throws, and the calls still wait", async () => {
+    const store = new InMemorySessionStore();
+    const ran: string[] = [];
+    const first = guardedAgent(ran, { store, owner: "a" });
+    await first.resume();
+    const asked = nextRequest(first);
+    void first.prompt("clean up").catch(() => undefined);
+    await asked;
+    const second = guardedAgent(ran, { store, owner: "b", takeover: true });
+    await second.resume();
+    const streamFn = second.streamFn;
+    second.streamFn = undefined;
+    expect(() => second.approve("r1")).toThrow("The Agent has no streamFn");
+    expect(second.state.pendingApprovals.map((r) => r.toolCallId)).toEqual(["r1"]);
+    second.streamFn = streamFn;
+    second.approve("r1");
+    await second.waitForIdle();
+    expect(ran).toEqual(["ls l1", "rm r1"]);
+  });
+
   it("R1 S5: a denial given to the fresh Agent is what the model reads", async () => {
     const store = new InMemorySessionStore();
     const ran: string[] = [];
@@ -199,3 +220,150 @@ describe("R1: answering from the request's own listener", () => {
     expect(ran).toEqual(["ls l1", "rm r1"]);
   });
 });
+
+describe("R1 R2 R4: review regressions", () => {
+  it("R1: an answer kept for a call that an abort then ended does not approve a later call with the same id", async () => {
+    const ran: string[] = [];
+    const rm: AgentTool = tool("rm", (id, args) => (ran.push(`${id} ${JSON.stringify(args)}`), textResult("removed")), { needsApproval: true, concurrencyKey: () => "disk" });
+    const slow: AgentTool = tool("hold", () => new Promise((resolve) => setTimeout(() => resolve(textResult("held")), 30)), { concurrencyKey: () => "disk" });
+    const streamFn = fauxProvider([
+      { content: [fauxToolCall("hold", {}, "h"), fauxToolCall("rm", { p: 2 }, "b")] },
+      { content: [fauxToolCall("rm", { p: 3 }, "b")] },
+      { content: "done" },
+    ]);
+    const agent = new Agent({ initialState: { model, tools: [rm, slow] }, streamFn });
+    const requests: string[] = [];
+    agent.subscribe((event) => {
+      if (event.type === "tool_approval_request") {
+        requests.push(`${event.toolCallId} ${JSON.stringify(event.args)}`);
+        // The first time: approved while b still waits behind hold, then the run is aborted.
+        if (requests.length === 1) {
+          agent.approve("b");
+          agent.abort();
+        }
+      }
+    });
+    await agent.prompt("one");
+    expect(ran).toEqual([]);
+    const second = agent.prompt("two");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Asked anew, not answered by the old approval.
+    expect(agent.state.pendingApprovals.map((r) => r.args)).toEqual([{ p: 3 }]);
+    agent.deny("b", "no");
+    await second;
+    expect(ran).toEqual([]);
+  });
+
+  it("R1 S5: edited arguments survive a second stop: the third process runs the human's arguments", async () => {
+    const store = new InMemorySessionStore();
+    const seen: unknown[] = [];
+    const write = (hang: boolean): AgentTool =>
+      tool("write", (_id, args) => (seen.push(args), hang ? new Promise(() => {}) : textResult("written")), { needsApproval: true, replay: "safe" });
+    const agentWith = (owner: string, hang: boolean) =>
+      new Agent({
+        initialState: { model, tools: [{ ...write(hang), parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }] },
+        streamFn: byTurn([{ content: [fauxToolCall("write", { path: "/etc/passwd" }, "w1")] }, { content: "done" }]),
+        session: { store, id: "s", owner, ...(owner === "a" ? {} : { takeover: true }) },
+      });
+    const first = agentWith("a", true);
+    await first.resume();
+    const asked = nextRequest(first);
+    void first.prompt("write it").catch(() => undefined);
+    await asked;
+    first.approve("w1", { args: { path: "/tmp/x" } });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = agentWith("b", true);
+    // replay "safe": runs again with the approved arguments, and hangs again (so resume() never settles here).
+    void second.resume().catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const third = agentWith("c", false);
+    await third.resume();
+    await third.waitForIdle();
+    expect(seen).toEqual([{ path: "/tmp/x" }, { path: "/tmp/x" }, { path: "/tmp/x" }]);
+  });
+
+  it("R1: while a resumed run waits for approvals the transcript cannot be replaced", async () => {
+    const store = new InMemorySessionStore();
+    const ran: string[] = [];
+    const first = guardedAgent(ran, { store, owner: "a" });
+    await first.resume();
+    const asked = nextRequest(first);
+    void first.prompt("clean up").catch(() => undefined);
+    await asked;
+    const second = guardedAgent(ran, { store, owner: "b", takeover: true });
+    await second.resume();
+    expect(() => (second.state.messages = [])).toThrow("The resumed run waits for approvals: approve() or deny() them before changing the transcript.");
+    expect(() => second.reset()).toThrow("The resumed run waits for approvals");
+    expect(() => second.setSystemPrompt("x")).toThrow("The resumed run waits for approvals");
+    second.deny("r1");
+    await second.waitForIdle();
+    second.state.messages = [];
+    expect(second.state.messages).toEqual([]);
+  });
+
+  it("R1 R3: approved arguments that would move the call to another concurrency lane are refused", async () => {
+    const ran: string[] = [];
+    const write: AgentTool = tool("write", (id) => (ran.push(id), textResult("ok")), { needsApproval: true, concurrencyKey: (args) => (args as { path: string }).path });
+    const agent = new Agent({ initialState: { model, tools: [write] }, streamFn: fauxProvider([{ content: [fauxToolCall("write", { path: "/a" }, "w1")] }, { content: "done" }]) });
+    agent.subscribe((event) => {
+      if (event.type === "tool_approval_request") agent.approve(event.toolCallId, { args: { path: "/b" } });
+    });
+    await agent.prompt("go");
+    expect(ran).toEqual([]);
+    expect(textOf(agent.state.messages.find((m) => (m as { toolCallId?: string }).toolCallId === "w1"))).toBe(
+      'The arguments given with the approval change the call\'s concurrencyKey ("/a" → "/b"), so it was not run: ask again with the new arguments.',
+    );
+  });
+
+  it("R2 S5: a run the time limit ends is journaled as aborted, so a resume does not continue it", async () => {
+    const store = new InMemorySessionStore();
+    const hang = tool("hang", () => new Promise(() => {}), { replay: "safe" });
+    const agent = new Agent({
+      initialState: { model, tools: [hang] },
+      streamFn: byTurn([{ content: [fauxToolCall("hang", {}, "h1")] }, { content: "done" }]),
+      limits: { timeoutMs: 20 },
+      abortGraceMs: 10,
+      session: { store, id: "s" },
+    });
+    await agent.resume();
+    await agent.prompt("go");
+    expect(agent.state.limit?.limit).toBe("timeoutMs");
+    const types = store.load("s")!.entries.map((e) => e.type);
+    expect(types.slice(types.indexOf("tool_started"))).toEqual(["tool_started", "run_stopping", "tool_ended", "message", "message", "run_ended"]);
+    expect(store.load("s")!.entries.find((e) => e.type === "run_stopping")).toMatchObject({ reason: "aborted" });
+    // The result, then the answer the abort ended (SPEC L10).
+    expect(roles(agent.state.messages).slice(-2)).toEqual(["toolResult", "assistant"]);
+  });
+
+  it("R4 R2: a call the abort reached that then runs into its time limit is reported 'ignored'", async () => {
+    const hang = tool("hang", () => new Promise(() => {}));
+    const agent = new Agent({ initialState: { model, tools: [hang] }, streamFn: fauxProvider([{ content: [fauxToolCall("hang", {}, "h1")] }, { content: "x" }]), limits: { toolTimeoutMs: 30 } });
+    agent.subscribe((event) => {
+      if (event.type === "tool_execution_start") setTimeout(() => agent.abort(), 5);
+    });
+    await agent.prompt("go");
+    expect(agent.state.cancellation).toEqual([{ toolCallId: "h1", toolName: "hang", status: "ignored" }]);
+  });
+
+  it("R1 L2: without requestApproval no tool_approval_request is emitted (nothing left unanswered)", () => {
+    const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "1")] }, { content: "ok" }]);
+    const types: string[] = [];
+    const rm = tool("rm", () => textResult("x"), { needsApproval: true });
+    collectLoop(provider, rm, types);
+    expect(types.filter((t) => t.startsWith("tool_"))).toEqual(["tool_execution_start", "tool_execution_end"]);
+  });
+
+  it("R2 A4: reset() forgets the last run's limit and cancellation", async () => {
+    const replies: FauxReply[] = Array.from({ length: 5 }, (_, i) => ({ content: [fauxToolCall("ls", {}, `l${i}`)] }));
+    const agent = new Agent({ initialState: { model, tools: [tool("ls", () => textResult("x"))] }, streamFn: byTurn(replies), limits: { maxTurns: 1 } });
+    await agent.prompt("go");
+    expect(agent.state.limit).toBeDefined();
+    agent.reset();
+    expect(agent.state.limit).toBeUndefined();
+    expect(agent.state.cancellation).toBeUndefined();
+  });
+});
+
+function collectLoop(provider: ReturnType<typeof fauxProvider>, t: AgentTool, types: string[]): void {
+  agentLoop([{ role: "user", content: "go", timestamp: 0 }], { messages: [], tools: [t] }, { model }, undefined, provider).subscribe((e) => types.push(e.type));
+}

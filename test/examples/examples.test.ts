@@ -24,8 +24,12 @@ describe.concurrent("examples/", () => {
     expect(files).toEqual([
       "after-tool-call.ts",
       "agent-loop-pipeline.ts",
+      "ai-sdk-provider.ts",
+      "approvals.ts",
       "basic-prompt.ts",
       "custom-messages.ts",
+      "mcp-tools.ts",
+      "otel-tracing.ts",
       "parallel-tools.ts",
       "permissions.ts",
       "session-file.ts",
@@ -35,6 +39,24 @@ describe.concurrent("examples/", () => {
       "testing-your-agent.ts",
       "transform-context.ts",
     ]);
+  });
+
+  // mcp-tools, otel-tracing and ai-sdk-provider are run by test/mcp, test/otel and test/providers/ai-sdk.
+
+  it("approvals: R1 R2 R3 R5: calls wait for a reviewer while another runs; a denial is what the model reads", async ({ expect }) => {
+    const out = await example(expect, "approvals");
+    indexesInOrder(out, [
+      'waiting  delete_file({"path":"old.log"})   pending: d1',
+      'waiting  delete_file({"path":"notes.md"})   pending: d1, d2',
+      "ended    list_files l1",
+      "answered d1: approved",
+      "ended    delete_file d1",
+      "answered d2: denied (Keep my notes.)",
+      "ended    delete_file d2 (error result)",
+      "used     385 tokens in 2 requests",
+    ]);
+    expect(out).toContain('d2: Tool call "delete_file" was denied: Keep my notes.');
+    expect(out).toContain("files left: notes.md, todo.txt");
   });
 
   it("basic-prompt: streams the answer after a tool call", async ({ expect }) => {

@@ -4,7 +4,7 @@
  * or, for the call limits with `onLimit: "tell"`, tells the model instead. Never a throw. The
  * time limits run on the loop's scheduler, so they are exact in virtual time.
  */
-import { filter, Observable, tap, timer } from "rxjs";
+import { filter, Observable, Subject, tap, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop, agentLoopContinue } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, ToolResultMessage } from "../../src/index.js";
@@ -42,6 +42,36 @@ describe("R2: run limits end the run cleanly", () => {
     expect(more.requests).toHaveLength(1);
   });
 
+  it("R2 Q1: a budget that ends a run while steering waits says so (the message stays untaken)", () => {
+    const steering = new Subject<AgentMessage>();
+    const provider = fauxProvider([{ content: "first answer" }, { content: "never asked" }]);
+    const run$ = agentLoop([user("go")], contextWith([]), { model, limits: { maxTurns: 1 }, steering$: steering }, undefined, provider).pipe(
+      // Sent while the first answer streams: it would open a second turn.
+      tap((e) => e.type === "message_end" && (e.message as { role: string }).role === "assistant" && steering.next(user("and also this"))),
+    );
+    const events = collectSync(run$);
+    expect(provider.requests).toHaveLength(1);
+    expect(agentEnd(events).limit).toMatchObject({ limit: "maxTurns", value: 1 });
+    expect(agentEnd(events).untaken?.steering.map((m) => textOf(m))).toEqual(["and also this"]);
+  });
+
+  it("R2: a tool's timeoutMs, needsApproval and concurrencyKey are checked with the tool set", () => {
+    const provider = fauxProvider([{ content: "x" }]);
+    const start = (extra: Record<string, unknown>) => () => agentLoop([user("go")], contextWith([tool("t", () => textResult("x"), { type: "object" }, extra)]), { model }, undefined, provider);
+    expect(start({ timeoutMs: Number.POSITIVE_INFINITY })).toThrow('Tool "t": timeoutMs must be a positive number of milliseconds up to 2147483647, got Infinity.');
+    expect(start({ needsApproval: "yes" })).toThrow('Tool "t": needsApproval must be a boolean or a function of the arguments.');
+    expect(start({ concurrencyKey: "path" })).toThrow('Tool "t": concurrencyKey must be a function of the arguments.');
+  });
+
+  it("R2: onLimitReached hears the limit before agent_end", () => {
+    const heard: string[] = [];
+    const events = collectSync(
+      agentLoop([user("go")], contextWith([echo]), { model, limits: { maxTurns: 2 }, onLimitReached: (limit) => heard.push(`${limit.limit}`) }, undefined, looping()).pipe(tap((e) => e.type === "agent_end" && heard.push("agent_end"))),
+    );
+    expect(heard).toEqual(["maxTurns", "agent_end"]);
+    expect(agentEnd(events).limit?.limit).toBe("maxTurns");
+  });
+
   it("R2: a run that ends on its own at the limit reports no limit", () => {
     const { events } = run({ limits: { maxTurns: 1 } }, fauxProvider([{ content: "hi" }]));
     expect(agentEnd(events).limit).toBeUndefined();
@@ -71,7 +101,11 @@ describe("R2: run limits end the run cleanly", () => {
     expect(start({ maxTurns: 0 })).toThrow("limits.maxTurns must be a positive integer, got 0.");
     expect(start({ maxToolCalls: 2.5 })).toThrow("limits.maxToolCalls must be a positive integer, got 2.5.");
     expect(start({ maxCost: -1 })).toThrow("limits.maxCost must be a positive number, got -1.");
-    expect(start({ timeoutMs: Number.NaN })).toThrow("limits.timeoutMs must be a positive number, got NaN.");
+    expect(start({ timeoutMs: Number.NaN })).toThrow("limits.timeoutMs must be a positive number of milliseconds up to 2147483647, got NaN.");
+    // A timer cannot wait longer: setTimeout would fire such a delay at once.
+    expect(start({ timeoutMs: Number.POSITIVE_INFINITY })).toThrow("limits.timeoutMs must be a positive number of milliseconds up to 2147483647, got Infinity.");
+    expect(start({ toolTimeoutMs: 2 ** 31 })).toThrow("limits.toolTimeoutMs must be a positive number of milliseconds up to 2147483647, got 2147483648.");
+    expect(start({ maxRepeatedCalls: 1 })).toThrow("limits.maxRepeatedCalls must be at least 2 (the call that repeats the one before), got 1.");
     expect(start({ onLimit: "stop" })).toThrow('limits.onLimit must be "end" or "tell", got stop.');
     expect(start("fast")).toThrow("limits must be an object, got string.");
   });

@@ -41,7 +41,17 @@ const KNOWN_EXPORTS: Record<string, string> = {
   "rxagent/proxy/node": "toNodeListener",
   "rxagent/retry": "withRetry",
   "rxagent/pi-ai": "fromPiAi",
+  "rxagent/mcp": "connectMcpHttp",
+  "rxagent/mcp/stdio": "connectMcpStdio",
+  "rxagent/otel": "traceAgent",
+  "rxagent/ai-sdk": "fromAiSdk",
 };
+
+/**
+ * Optional peers the app installs because it loads every entry: `rxagent/mcp` needs the MCP SDK
+ * (and zod, the SDK's own peer), `rxagent/otel` the OpenTelemetry API. Versions from the repo's lock.
+ */
+const OPTIONAL_PEERS = ["@modelcontextprotocol/sdk", "zod", "@opentelemetry/api"];
 
 /** The npm cache `npm ci` filled and the registry it came from, read before the npm_* variables are dropped below. */
 const npmConfig = (key: string) => process.env[`npm_config_${key}`] || execFileSync("npm", ["config", "get", key], { encoding: "utf8" }).trim();
@@ -111,7 +121,8 @@ function repoLockEntry(name: string, version?: string): LockEntry {
  */
 async function installApp(rxjs: string): Promise<void> {
   const tarballSpec = `file:${relative(app, tarball).split(sep).join("/")}`;
-  const dependencies = { rxagent: tarballSpec, rxjs, "@types/node": TYPES_NODE };
+  const peers = Object.fromEntries(OPTIONAL_PEERS.map((name) => [name, repoLockEntry(name).version]));
+  const dependencies = { rxagent: tarballSpec, rxjs, "@types/node": TYPES_NODE, ...peers };
   const packages: Record<string, LockEntry> = {
     "": { name: "rxagent-consumer", version: "1.0.0", dependencies },
     "node_modules/rxagent": {
@@ -123,7 +134,12 @@ async function installApp(rxjs: string): Promise<void> {
       peerDependencies: manifest.peerDependencies,
     },
   };
-  const queue: [string, string | undefined][] = [["rxjs", rxjs], ["@types/node", TYPES_NODE], ...Object.keys(manifest.dependencies ?? {}).map((name): [string, undefined] => [name, undefined])];
+  const queue: [string, string | undefined][] = [
+    ["rxjs", rxjs],
+    ["@types/node", TYPES_NODE],
+    ...OPTIONAL_PEERS.map((name): [string, undefined] => [name, undefined]),
+    ...Object.keys(manifest.dependencies ?? {}).map((name): [string, undefined] => [name, undefined]),
+  ];
   for (let next = queue.shift(); next; next = queue.shift()) {
     const [name, version] = next;
     if (packages[`node_modules/${name}`]) continue;
@@ -341,13 +357,19 @@ async function typeCheck(project: string): Promise<string> {
   } catch (error) {
     // Keep the diagnostics and their indented details, drop the file list and its reasons.
     const explanation = /^\s+(Imported via|Matched by|Root file|Library|Default library|File is|Entry point|Part of|Type library|Referenced via|File redirects)/;
-    const diagnostics = (error as Error).message
-      .split("\n")
-      .filter((line) => / error TS\d+:|failed:/.test(line) || (/^\s/.test(line) && !explanation.test(line)))
-      .join("\n");
-    throw new Error(diagnostics);
+    const lines = (error as Error).message.split("\n");
+    const diagnostics = lines.filter((line) => / error TS\d+:|failed:/.test(line) || (/^\s/.test(line) && !explanation.test(line)));
+    // The MCP SDK's own CommonJS declarations fail `skipLibCheck: false` under node16/nodenext
+    // (TS1541, a type-only import of an ES module); that is the SDK's, in its files, and the only
+    // error let through. Any error in rxagent's declarations, or anywhere else, still fails.
+    const ours = diagnostics.filter((line) => / error TS\d+:/.test(line) && !PEER_DECLARATION_ERROR.test(line));
+    if (ours.length === 0 && diagnostics.some((line) => PEER_DECLARATION_ERROR.test(line))) return (error as Error).message;
+    throw new Error(diagnostics.join("\n"));
   }
 }
+
+/** The one error a peer's declarations bring (see `typeCheck`). */
+const PEER_DECLARATION_ERROR = /^node_modules\/@modelcontextprotocol\/sdk\/dist\/cjs\/.*error TS1541:/;
 
 /** Compiler options every consumer project shares: the strictest reading of the types. */
 const COMMON_OPTIONS = {
@@ -415,6 +437,10 @@ import { forkSession, InMemorySessionStore, type SessionStore } from "rxagent/se
 import { FileSessionStore } from "rxagent/session/file";
 import { IndexedDbSessionStore } from "rxagent/session/indexeddb";
 import { PostgresSessionStore, type PostgresPool } from "rxagent/session/postgres";
+import { connectMcpHttp } from "rxagent/mcp";
+import { connectMcpStdio } from "rxagent/mcp/stdio";
+import { traceAgent } from "rxagent/otel";
+import { fromAiSdk } from "rxagent/ai-sdk";
 
 /** A tool whose execute returns an Observable: two progress updates, then the result. */
 const countdown: AgentTool<{ from: number }, { left: number }> = {
@@ -465,5 +491,12 @@ export const serviceStore = (pool: PostgresPool): SessionStore => new PostgresSe
 export const durable = new Agent({ streamFn: provider, initialState: { model: provider.model }, session: { store: memory, id: "chat-1" } });
 export const resumed: Promise<void> = durable.resume();
 export const forked = forkSession(memory, "chat-1", "chat-2", { messages: 1 });
+// MCP, tracing and AI SDK models: the entries resolve, with their peers' types.
+export const mcpEntries = [connectMcpHttp, connectMcpStdio] as const;
+export const traced: Observable<AgentEvent> = run$.pipe(traceAgent());
+export const fromModel = fromAiSdk;
+// Run control.
+export const limited = new Agent({ streamFn: provider, initialState: { model: provider.model }, limits: { maxTurns: 4 }, maxConcurrency: 2 });
+export const approve: (toolCallId: string) => void = (id) => limited.approve(id);
 `;
 const CONSUMER_FILES: Record<string, string> = { "consumer.mts": CONSUMER, "consumer.cts": CONSUMER, "consumer.ts": CONSUMER };

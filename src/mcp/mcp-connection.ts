@@ -1,0 +1,250 @@
+/**
+ * A connected MCP server (SPEC MCP1, MCP2, MCP4): the SDK client, its tools as an Observable
+ * list that follows `notifications/tools/list_changed`, and its end as a value, so the app
+ * decides what a closed connection means (drop the tools, or reconnect).
+ *
+ * @module
+ */
+import { catchError, distinctUntilChanged, map, merge, Observable, of, ReplaySubject, Subject, switchMap, takeUntil, throwError } from "rxjs";
+import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ToolListChangedNotificationSchema, type ClientCapabilities, type Implementation } from "@modelcontextprotocol/sdk/types.js";
+import { describeError } from "../model/describe-error.js";
+import { mcpAgentTool, type McpAgentTool, type McpToolDefinition, type McpToolOptions } from "./mcp-tool.js";
+import { uniqueToolNames } from "./tool-name.js";
+
+/** Options of {@link connectMcp} (and of the transport-specific connects). */
+export interface McpConnectOptions extends McpToolOptions {
+  /** The server's name in tool details and error texts. Default: the name the server reports. */
+  name?: string;
+  /** How the client introduces itself. Default `{ name: "rxagent", version: "0.1.0" }`. */
+  clientInfo?: Implementation;
+  /** Capabilities the client declares (e.g. `roots`); default none. */
+  capabilities?: ClientCapabilities;
+  /** Any other SDK client option (`jsonSchemaValidator` for a strict CSP, …). */
+  clientOptions?: Omit<ClientOptions, "capabilities">;
+  /** How long the handshake may take. Default 60 000 ms (the SDK's). */
+  connectTimeoutMs?: number;
+}
+
+/** How a connection ended. */
+export interface McpClosed {
+  /** `app`: `close()` was called; `server`: the transport closed by itself (the process exited, the stream ended). */
+  by: "app" | "server";
+}
+
+/** One listing of a server's tools (every page of `tools/list`; a name listed twice counts once). */
+async function listAll(client: Client, signal: AbortSignal): Promise<McpToolDefinition[]> {
+  const tools = new Map<string, McpToolDefinition>();
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { signal });
+    for (const tool of page.tools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
+    cursor = page.nextCursor;
+    // A server that hands out the same cursor again would page forever.
+    if (cursor !== undefined && seen.has(cursor)) break;
+    if (cursor !== undefined) seen.add(cursor);
+  } while (cursor !== undefined);
+  return [...tools.values()];
+}
+
+/**
+ * A promise-returning call as a cold Observable that aborts the call when unsubscribed before it
+ * settled (never after: the SDK would send a cancellation for a request that is over).
+ */
+function abortable<T>(call: (signal: AbortSignal) => Promise<T>): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    const controller = new AbortController();
+    let settled = false;
+    call(controller.signal).then(
+      (value) => {
+        settled = true;
+        subscriber.next(value);
+        subscriber.complete();
+      },
+      (error: unknown) => {
+        settled = true;
+        subscriber.error(error);
+      },
+    );
+    return () => {
+      if (!settled) controller.abort("The tool list is no longer wanted.");
+      settled = true;
+    };
+  });
+}
+
+/** The tools a plain `tools/call` can run: a tool that requires an MCP task cannot be called that way. */
+const callable = (tool: McpToolDefinition): boolean => tool.execution?.taskSupport !== "required";
+
+/**
+ * A connected MCP server, made by {@link connectMcp} (or `connectMcpHttp`, `connectMcpStdio`).
+ *
+ * @example
+ * ```ts
+ * const server = await connectMcpHttp("http://127.0.0.1:3001/mcp", { prefix: "everything_" });
+ * server.tools$.subscribe((tools) => (agent.state.tools = [...localTools, ...tools]));
+ * await server.closed; // { by: "server" } when it went away
+ * ```
+ */
+export class McpConnection<T extends Transport = Transport> {
+  /**
+   * The server's tools, now and after every change. Cold: each subscription lists the tools, then
+   * lists again after every `notifications/tools/list_changed` (a listing still running is
+   * cancelled by the next one), and emits when the list differs from the one before. Completes
+   * when the connection closes; errors when a listing fails while it is open.
+   *
+   * ```text
+   * list_changed   ─────────n──────────n─n──────────
+   * tools/list     ─l───────────l──────────l────────
+   * tools$         ─a───────────b──────────c───|      | : the connection closed
+   * ```
+   */
+  readonly tools$: Observable<McpAgentTool[]>;
+  /** Emits once, when the connection closes, then completes; replayed to late subscribers. */
+  readonly closed$: Observable<McpClosed>;
+  /** Resolves when the connection closes. */
+  readonly closed: Promise<McpClosed>;
+  /** Protocol errors the client reported (a line of garbage on stdout, a lost SSE stream, …). Hot. */
+  readonly errors$: Observable<Error>;
+
+  private readonly changes = new Subject<void>();
+  private readonly ended = new ReplaySubject<McpClosed>(1);
+  private readonly errors = new Subject<Error>();
+  /** Set by `close()`: the transport closing now is the app's doing. */
+  private closing: Promise<void> | undefined;
+  private open = true;
+
+  /** Made by `connectMcp`: the client is connected after `start()`; `beforeClose` runs first in `close()` (an HTTP session's goodbye). */
+  constructor(
+    /** The SDK client, for anything beyond tools (resources, prompts, …). */
+    readonly client: Client,
+    /** The transport the client speaks over. */
+    readonly transport: T,
+    private readonly options: McpConnectOptions = {},
+    private readonly beforeClose?: () => Promise<void>,
+  ) {
+    this.closed$ = this.ended.asObservable();
+    this.errors$ = this.errors.asObservable();
+    this.closed = new Promise((resolve) => this.ended.subscribe(resolve));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.changes.next());
+    client.onclose = () => this.end(this.closing ? "app" : "server");
+    client.onerror = (error) => this.errors.next(error);
+    this.tools$ = merge(of(undefined), this.changes).pipe(
+      switchMap(() => abortable((signal) => listAll(client, signal))),
+      distinctUntilChanged((a, b) => JSON.stringify(a) === JSON.stringify(b)),
+      map((definitions) => this.toTools(definitions)),
+      takeUntil(this.ended),
+      catchError((error: unknown) => throwError(() => new Error(`Could not list the tools of MCP server "${this.name}": ${describeError(error)}`))),
+    );
+  }
+
+  /** The server's name: the `name` option, else what the server reported, else `"mcp"`. */
+  get name(): string {
+    return this.options.name ?? this.client.getServerVersion()?.name ?? "mcp";
+  }
+
+  /** Whether the connection is still open. */
+  get isOpen(): boolean {
+    return this.open;
+  }
+
+  /** Connects the client over the transport (`connectMcp` does); rejects with the reason the handshake failed. */
+  async start(): Promise<this> {
+    try {
+      await this.client.connect(this.transport, this.options.connectTimeoutMs === undefined ? undefined : { timeout: this.options.connectTimeoutMs });
+    } catch (error) {
+      this.end("server");
+      throw new Error(`Could not connect to MCP server${this.options.name ? ` "${this.options.name}"` : ""}: ${describeError(error)}`);
+    }
+    return this;
+  }
+
+  /**
+   * The tools as they are now: one listing, as rxagent tools.
+   *
+   * @example
+   * ```ts
+   * agent.state.tools = await server.listTools();
+   * ```
+   */
+  async listTools(signal?: AbortSignal): Promise<McpAgentTool[]> {
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort);
+    try {
+      return this.toTools(await listAll(this.client, controller.signal));
+    } catch (error) {
+      throw new Error(`Could not list the tools of MCP server "${this.name}": ${describeError(error)}`);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * Closes the connection (for stdio, the server process is ended; for HTTP, the session is
+   * terminated). Calls still running get an error result; `closed` resolves with `{ by: "app" }`.
+   */
+  close(): Promise<void> {
+    if (!this.open) return Promise.resolve();
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
+    try {
+      await this.beforeClose?.();
+    } catch {
+      // Closing anyway: a server that cannot be told goodbye is gone for this client.
+    }
+    try {
+      await this.client.close();
+    } finally {
+      this.end("app");
+    }
+  }
+
+  private end(by: McpClosed["by"]): void {
+    if (!this.open) return;
+    this.open = false;
+    this.ended.next({ by });
+    this.ended.complete();
+    this.changes.complete();
+    this.errors.complete();
+  }
+
+  private toTools(definitions: McpToolDefinition[]): McpAgentTool[] {
+    const { filter, prefix, timeoutMs, resetTimeoutOnProgress, maxTotalTimeoutMs, structuredContent, validator } = this.options;
+    const options: McpToolOptions = { prefix, timeoutMs, resetTimeoutOnProgress, maxTotalTimeoutMs, structuredContent, validator };
+    const offered = definitions.filter((tool) => callable(tool) && (filter ? filter(tool) : true));
+    const names = uniqueToolNames(
+      offered.map((tool) => tool.name),
+      options.prefix,
+    );
+    return offered.map((definition, index) => mcpAgentTool(this.client, definition, { ...options, server: this.name, name: names[index]! }));
+  }
+}
+
+/**
+ * Connects to an MCP server over any SDK transport and returns the connection. For the usual
+ * transports see `connectMcpHttp` (this entry) and `connectMcpStdio` (`rxagent/mcp/stdio`).
+ *
+ * @example
+ * ```ts
+ * import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
+ * const server = await connectMcp(new WebSocketClientTransport(new URL("ws://127.0.0.1:3002")), { prefix: "ws_" });
+ * ```
+ */
+export function connectMcp<T extends Transport>(transport: T, options: McpConnectOptions = {}): Promise<McpConnection<T>> {
+  return new McpConnection(mcpClient(options), transport, options).start();
+}
+
+/**
+ * The SDK client a connection uses, from the connect options.
+ *
+ * @internal
+ */
+export function mcpClient(options: McpConnectOptions): Client {
+  return new Client(options.clientInfo ?? { name: "rxagent", version: "0.1.0" }, { ...options.clientOptions, capabilities: options.capabilities ?? {} });
+}
