@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * rxagent vs @earendil-works/pi-agent-core 1.6.0, side by side (issue 6).
+ * rxagent vs @earendil-works/pi-agent-core 1.6.0, side by side.
  *
  *   node bench/run.mjs            the full run (a few minutes), writes bench/RESULTS.md and bench/results.json
  *   node bench/run.mjs --quick    fewer runs and sizes, to check the harness (results not written)

@@ -1,5 +1,5 @@
 /**
- * The scripted provider output and the instant tools shared by both runtimes (issue 6).
+ * The scripted provider output and the instant tools shared by both runtimes.
  *
  * Every workload is a script: a function from the request number to one assistant response.
  * A response is played as pi-ai protocol events the way pi-ai's own providers build them: one

@@ -1,6 +1,6 @@
 /**
- * Full agent runs through `agentLoop` against a real HTTP server speaking Chat Completions
- * (issue 4, "How it is checked"): tool call → tool executes → the second request carries the
+ * Full agent runs through `agentLoop` against a real HTTP server speaking Chat Completions:
+ * tool call → tool executes → the second request carries the
  * tool result in the wire format; and pi-ai's own `openai-completions` API, taken from its
  * provider catalog, plugged in unchanged as the `StreamFn` (SPEC M1, M3).
  */
@@ -54,8 +54,8 @@ function newMessages(events: AgentEvent[]): AgentMessage[] {
   return end.messages;
 }
 
-describe("openaiCompatible driving agentLoop (issue 4)", () => {
-  it("issue 4 · tool call → tool runs → the second request carries the tool result as a `tool` message", async () => {
+describe("openaiCompatible driving agentLoop", () => {
+  it("tool call → tool runs → the second request carries the tool result as a `tool` message", async () => {
     server = await startTestServer((_r, index) => sseResponse(index === 0 ? "tool-call.sse" : "final-answer.sse"));
     const model: Model = { id: "gpt-4o-mini", api: "openai-completions", provider: "openai" };
     const calls: unknown[] = [];
@@ -107,7 +107,7 @@ describe("openaiCompatible driving agentLoop (issue 4)", () => {
     expect(second.tools).toEqual(first.tools);
   });
 
-  it("issue 4 · parallel calls: failed tools reach the model as error results, in source order", async () => {
+  it("parallel calls: failed tools reach the model as error results, in source order", async () => {
     server = await startTestServer((_r, index) => sseResponse(index === 0 ? "parallel-tool-calls.sse" : "final-answer.sse"));
     const model: Model = { id: "gpt-4o-mini", api: "openai-completions", provider: "openai" };
     const readFile: AgentTool = {
@@ -135,8 +135,8 @@ describe("openaiCompatible driving agentLoop (issue 4)", () => {
   });
 });
 
-describe("the Agent on real HTTP (issue 4)", () => {
-  it("issue 4 · Agent → withRetry(streamProxy) → proxy server → openaiCompatible → upstream: a 429 is retried, the answer lands in state", async () => {
+describe("the Agent on real HTTP", () => {
+  it("Agent → withRetry(streamProxy) → proxy server → openaiCompatible → upstream: a 429 is retried, the answer lands in state", async () => {
     server = await startTestServer((_r, index) =>
       index === 0 ? errorResponse(429, "error-429.json", { "retry-after-ms": "20" }) : sseResponse(index === 1 ? "tool-call.sse" : "final-answer.sse"),
     );
@@ -166,8 +166,8 @@ describe("the Agent on real HTTP (issue 4)", () => {
   });
 });
 
-describe("pi-ai interop (issue 4, point 3; SPEC M1, M3)", () => {
-  it("issue 4 · pi-ai's openai-completions streamSimple, with a model from its provider catalog, drives a full agentLoop run unchanged", async () => {
+describe("pi-ai interop (SPEC M1, M3)", () => {
+  it("pi-ai's openai-completions streamSimple, with a model from its provider catalog, drives a full agentLoop run unchanged", async () => {
     server = await startTestServer((_r, index) => sseResponse(index === 0 ? "tool-call.sse" : "final-answer.sse"));
     const { groqProvider } = await import("@earendil-works/pi-ai/providers/groq");
     const groq = groqProvider();
@@ -207,7 +207,7 @@ describe("pi-ai interop (issue 4, point 3; SPEC M1, M3)", () => {
     expect(wire[1]).toEqual({ role: "tool", tool_call_id: "call_Kq2vV0dA7xJm", content: "18°C, cloudy" });
   });
 
-  it("issue 4 · the documented path: a pi-ai Models collection (catalog + auth) as the StreamFn, via models.streamSimple", async () => {
+  it("the documented path: a pi-ai Models collection (catalog + auth) as the StreamFn, via models.streamSimple", async () => {
     server = await startTestServer(() => sseResponse("final-answer.sse"));
     const { createModels } = await import("@earendil-works/pi-ai");
     const { groqProvider } = await import("@earendil-works/pi-ai/providers/groq");

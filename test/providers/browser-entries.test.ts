@@ -1,5 +1,5 @@
 /**
- * The browser entries import no Node API (issue 4: "fetch and web streams only"; SPEC M3: the
+ * The browser entries import no Node API (fetch and web streams only; SPEC M3: the
  * core stays provider-free). Follows each entry's import graph through the source files.
  */
 import { readFileSync } from "node:fs";
@@ -28,9 +28,9 @@ function graph(entry: string): { files: string[]; packages: string[] } {
   return { files: [...files].map((f) => f.slice(SRC.length + 1)), packages: [...packages] };
 }
 
-describe("browser-safe entry points (issue 4)", () => {
+describe("browser-safe entry points", () => {
   for (const entry of ["providers/openai/index.ts", "providers/proxy/index.ts", "providers/retry/index.ts", "providers/pi-ai.ts"]) {
-    it(`issue 4 · ${entry} reaches only web APIs and ${[...PACKAGES].join(", ")}`, () => {
+    it(`${entry} reaches only web APIs and ${[...PACKAGES].join(", ")}`, () => {
       const { files, packages } = graph(entry);
       expect(packages.filter((name) => !PACKAGES.has(name))).toEqual([]);
       expect(files).not.toContain("providers/proxy/node-listener.ts");
@@ -41,7 +41,7 @@ describe("browser-safe entry points (issue 4)", () => {
     });
   }
 
-  it("issue 4 · the Node adapter is its own entry and the only provider file that names node:http", () => {
+  it("the Node adapter is its own entry and the only provider file that names node:http", () => {
     expect(graph("providers/proxy/node.ts").packages).toEqual(["node:http"]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 7 · cancellation at every point: one rich scenario (thinking, text, a parallel batch with
+ * cancellation at every point: one rich scenario (thinking, text, a parallel batch with
  * progress, a sequential batch, an override, a prepared message, steering and follow-up, hooks
  * and listeners that take frames), cancelled from inside the subscriber's `next` at every event
  * index in turn — by unsubscribing, and separately by aborting — through `agentLoop`,
@@ -71,7 +71,7 @@ const combos: [Scenario["via"], Scenario["providerDelay"]][] = [
   ["agent", 1],
 ];
 
-describe("issue 7 · cancellation at every event index", () => {
+describe("cancellation at every event index", () => {
   // Hooks and one tool as promise-likes settled on the TestScheduler, hooks taking a frame each.
   for (const via of ["loop", "loop-emit", "agent"] as const) {
     for (const kind of ["unsubscribe", "abort"] as const) {

@@ -1,5 +1,5 @@
 /**
- * Issue 7 · hostile input: one test per row of the table in docs/reliability.md (H1–H24). Each
+ * hostile input: one test per row of the table in docs/reliability.md (H1–H24). Each
  * row's outcome is defined there; every run here also keeps the bracket and message invariants.
  */
 import { config, fromEvent, NEVER, Observable, takeUntil } from "rxjs";
@@ -60,7 +60,7 @@ const raw =
 
 const call = (args: unknown, id = "a", name = "t"): ToolCall => ({ type: "toolCall", id, name, arguments: args as Record<string, unknown> });
 
-describe("issue 7 · hostile input, one test per row of docs/reliability.md", () => {
+describe("hostile input, one test per row of docs/reliability.md", () => {
   // ── tool arguments ─────────────────────────────────────────────────────────
   it("H1 arguments that are not JSON: isError result naming the parse error (or the non-object received); the tool does not run", () => {
     const { tool: t, calls } = counting();

@@ -1,5 +1,5 @@
 /**
- * The invariants of issue 7, checked on every generated run. Each check returns the violations
+ * The invariants, checked on every generated run. Each check returns the violations
  * it found as readable sentences; an empty list means the run kept every promise.
  */
 import type { AgentEvent, AgentMessage, AssistantMessage, Message, ToolCall, ToolResultMessage } from "../../src/index.js";
@@ -332,7 +332,7 @@ function checkCancel(trace: Trace): string[] {
   return v;
 }
 
-/** Every invariant of issue 7 on one run. */
+/** Every invariant on one run. */
 export function checkTrace(trace: Trace): string[] {
   const v: string[] = [];
   const { scenario } = trace;

@@ -1,5 +1,5 @@
 /**
- * Issue 7: every bug the scenario generator found, as a named test with the seed that found it
+ * Every bug the scenario generator found, as a named test with the seed that found it
  * and the (shrunk) scenario, so it stays fixed whatever the generator draws next.
  */
 import { take } from "rxjs";
@@ -29,7 +29,7 @@ function clean(s: Scenario) {
 const contentOf = (m: AgentMessage): unknown => (m as { content?: unknown }).content;
 const oneCall = { t: "call" as const, id: "c0_0", tool: "t0" as const, args: "valid" as const, behaviour: { kind: "plain" as const, frames: 0, updates: 0, outcome: "ok" as const } };
 
-describe("issue 7 · regressions found by the generator", () => {
+describe("regressions found by the generator", () => {
   it("R1 (fc.sample seed 1, run 9): a steering message polled before a failing prepareNextTurn is committed, not dropped", () => {
     for (const via of ["loop", "loop-emit", "agent"] as const) {
       const trace = clean(

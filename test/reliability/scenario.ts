@@ -1,5 +1,5 @@
 /**
- * The scenario model and its fast-check generator (issue 7): a whole run described as data —
+ * The scenario model and its fast-check generator: a whole run described as data —
  * scripted model turns, what each tool call does, the hooks' decisions, and what the user does
  * at which virtual frame. A scenario is plain JSON, so a failing one can be pasted into a
  * regression test as it is.

@@ -1,5 +1,5 @@
 /**
- * Issue 7 · soak: long runs and many Agents, with the heap measured after forced GC.
+ * soak: long runs and many Agents, with the heap measured after forced GC.
  *
  *   npm run soak        (= node --expose-gc --import tsx test/soak/soak.ts)
  *

@@ -88,7 +88,7 @@ describe("T2: one compiled validator per schema", () => {
   afterEach(() => vi.restoreAllMocks());
 
   it("T2: the same schema object is compiled once; an equal new object reuses its validator, a different one is compiled", () => {
-    // Issue 7 soak: ajv keeps whatever it compiles, so recompiling equal schemas (tools built per
+    // The soak found: ajv keeps whatever it compiles, so recompiling equal schemas (tools built per
     // Agent) grew the heap ~6 KB per Agent for good. Equal content now shares one validator.
     const compile = vi.spyOn(Ajv.prototype, "compile");
     // Contents no other test uses: the content cache is module-wide.

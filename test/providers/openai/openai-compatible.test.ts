@@ -1,6 +1,6 @@
 /**
  * The OpenAI-compatible provider against a real HTTP server on 127.0.0.1 serving recorded
- * Chat Completions streams (issue 4, SPEC M3, M4). No mocked fetch.
+ * Chat Completions streams (SPEC M3, M4). No mocked fetch.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { from, lastValueFrom, Subject, takeUntil, tap, toArray } from "rxjs";
@@ -25,8 +25,8 @@ function provider(s: TestServer, apiKey = "sk-test") {
   return openaiCompatible({ baseUrl: `${s.url}/v1`, apiKey });
 }
 
-describe("openaiCompatible: streaming responses (issue 4, SPEC M4)", () => {
-  it("issue 4 · text streaming: deltas, usage-only final chunk and [DONE] give start → text → done", async () => {
+describe("openaiCompatible: streaming responses (SPEC M4)", () => {
+  it("text streaming: deltas, usage-only final chunk and [DONE] give start → text → done", async () => {
     const s = await serve(sseResponse("text.sse"));
     const events = await collect(provider(s), weatherContext(), { temperature: 0.2, maxTokens: 100 });
 
@@ -68,14 +68,14 @@ describe("openaiCompatible: streaming responses (issue 4, SPEC M4)", () => {
     });
   });
 
-  it("issue 4 · partials are fresh snapshots: each text_delta carries the text so far, earlier snapshots unchanged", async () => {
+  it("partials are fresh snapshots: each text_delta carries the text so far, earlier snapshots unchanged", async () => {
     const s = await serve(sseResponse("text.sse"));
     const events = await collect(provider(s), weatherContext());
     const texts = events.filter((e) => e.type === "text_delta").map((e) => (e as { partial: { content: { text: string }[] } }).partial.content[0]!.text);
     expect(texts).toEqual(["Hel", "Hello", "Hello, wörld", "Hello, wörld — ", "Hello, wörld — café 🌍", "Hello, wörld — café 🌍!"]);
   });
 
-  it("issue 4 · chunks split inside UTF-8 characters and between \\r and \\n over real HTTP", async () => {
+  it("chunks split inside UTF-8 characters and between \\r and \\n over real HTTP", async () => {
     const bytes = fixture("text-crlf.sse");
     const offsets: number[] = [];
     for (const char of ["ö", "—", "é", "🌍"]) {
@@ -90,7 +90,7 @@ describe("openaiCompatible: streaming responses (issue 4, SPEC M4)", () => {
     expect(finalMessage(events).content).toEqual([{ type: "text", text: "Hello, wörld — café 🌍!" }]);
   });
 
-  it("issue 4 · one tool call with arguments split across many chunks: partial arguments grow, end parses them", async () => {
+  it("one tool call with arguments split across many chunks: partial arguments grow, end parses them", async () => {
     const s = await serve(sseResponse("tool-call.sse", (b) => splitAt(b, [100, 777, 1500, 3001, 4444])));
     const events = await collect(provider(s), weatherContext());
     expect(shape(events)).toEqual(["start", "toolcall_start", "toolcall_delta×15", "toolcall_end", "done"]);
@@ -118,7 +118,7 @@ describe("openaiCompatible: streaming responses (issue 4, SPEC M4)", () => {
     expect(message.usage).toMatchObject({ input: 18, cacheRead: 64, output: 25, totalTokens: 107 });
   });
 
-  it("issue 4 · three parallel tool calls interleaved by index are assembled per index", async () => {
+  it("three parallel tool calls interleaved by index are assembled per index", async () => {
     const s = await serve(sseResponse("parallel-tool-calls.sse"));
     const events = await collect(provider(s), weatherContext());
     const message = finalMessage(events);
@@ -135,7 +135,7 @@ describe("openaiCompatible: streaming responses (issue 4, SPEC M4)", () => {
     expect(ends).toEqual([0, 1, 2]);
   });
 
-  it("issue 4 · reasoning deltas (reasoning_content) become a thinking block before the text", async () => {
+  it("reasoning deltas (reasoning_content) become a thinking block before the text", async () => {
     const s = await serve(sseResponse("reasoning.sse"));
     const events = await collect(provider(s), weatherContext(), { reasoning: "high" }, { ...model, id: "deepseek-reasoner", reasoning: true });
     expect(shape(events)).toEqual([
@@ -158,7 +158,7 @@ describe("openaiCompatible: streaming responses (issue 4, SPEC M4)", () => {
     expect(s.requests[0]!.json().reasoning_effort).toBe("high");
   });
 
-  it("issue 4 · headers: model.headers, configured headers, then the request's; names compared without case", async () => {
+  it("headers: model.headers, configured headers, then the request's; names compared without case", async () => {
     const s = await serve(sseResponse("text.sse"));
     const streamFn = openaiCompatible({ baseUrl: `${s.url}/v1`, apiKey: "sk-config", headers: { "X-Title": "rxagent", "HTTP-Referer": "https://example.test" } });
     await collect(streamFn, weatherContext(), { apiKey: "sk-loop", headers: { "x-title": "override" } }, { ...model, headers: { "x-model": "m" } });
@@ -173,7 +173,7 @@ describe("openaiCompatible: streaming responses (issue 4, SPEC M4)", () => {
     expect(s.requests[1]!.headers.authorization).toBe("Bearer from-request");
   });
 
-  it("issue 4 · a custom fetch is used for the request (here one that logs and delegates to the real fetch)", async () => {
+  it("a custom fetch is used for the request (here one that logs and delegates to the real fetch)", async () => {
     const s = await serve(sseResponse("text.sse"));
     const log: string[] = [];
     const loggingFetch: typeof fetch = (input, init) => {
@@ -187,7 +187,7 @@ describe("openaiCompatible: streaming responses (issue 4, SPEC M4)", () => {
     expect(s.requests[0]!.headers.authorization).toBeUndefined();
   });
 
-  it("issue 4 · the Observable is cold: nothing is sent before subscribe, each subscription is one request", async () => {
+  it("the Observable is cold: nothing is sent before subscribe, each subscription is one request", async () => {
     const s = await serve(sseResponse("text.sse"));
     const observable = from(provider(s)(model, weatherContext(), {}) as never);
     await new Promise((resolve) => setTimeout(resolve, 30));
@@ -198,7 +198,7 @@ describe("openaiCompatible: streaming responses (issue 4, SPEC M4)", () => {
   });
 });
 
-describe("openaiCompatible: servers that bend the format (issue 4)", () => {
+describe("openaiCompatible: servers that bend the format", () => {
   const sse = (...chunks: object[]) => ({
     status: 200,
     headers: { "content-type": "text/event-stream" },
@@ -206,7 +206,7 @@ describe("openaiCompatible: servers that bend the format (issue 4)", () => {
   });
   const choice = (delta: object, finish_reason: string | null = null) => ({ id: "chatcmpl-x", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] });
 
-  it("issue 4 · tool calls sent whole without `index` (one id each), and finish_reason stop with tool calls, give toolUse", async () => {
+  it("tool calls sent whole without `index` (one id each), and finish_reason stop with tool calls, give toolUse", async () => {
     const s = await serve(
       sse(
         choice({ role: "assistant", tool_calls: [{ id: "call_1", type: "function", function: { name: "a", arguments: '{"x":1}' } }] }),
@@ -222,7 +222,7 @@ describe("openaiCompatible: servers that bend the format (issue 4)", () => {
     ]);
   });
 
-  it("issue 4 · invalid tool-call JSON keeps the best partial reading and says why in argumentsError", async () => {
+  it("invalid tool-call JSON keeps the best partial reading and says why in argumentsError", async () => {
     const s = await serve(
       sse(
         choice({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "write", arguments: '{"path":"a.txt","text":"hel' } }] }),
@@ -236,7 +236,7 @@ describe("openaiCompatible: servers that bend the format (issue 4)", () => {
     expect(call.argumentsError).toMatch(/^Tool call arguments are not valid JSON \(.*\): \{"path":"a\.txt","text":"hel$/);
   });
 
-  it("issue 4 · finish_reason length ends with `length`, keeping the text", async () => {
+  it("finish_reason length ends with `length`, keeping the text", async () => {
     const s = await serve(sse(choice({ content: "Once upon a" }), choice({}, "length")));
     const events = await collect(provider(s), weatherContext());
     expect(events[events.length - 1]).toMatchObject({ type: "done", reason: "length" });
@@ -244,8 +244,8 @@ describe("openaiCompatible: servers that bend the format (issue 4)", () => {
   });
 });
 
-describe("openaiCompatible: failures become the final error message (issue 4, SPEC M4)", () => {
-  it("issue 4 · HTTP 401 with an OpenAI error body: status and the provider's message, no start", async () => {
+describe("openaiCompatible: failures become the final error message (SPEC M4)", () => {
+  it("HTTP 401 with an OpenAI error body: status and the provider's message, no start", async () => {
     const s = await serve(errorResponse(401, "error-401.json"));
     const events = await collect(provider(s, "sk-bad"), weatherContext());
     expect(shape(events)).toEqual(["error"]);
@@ -257,14 +257,14 @@ describe("openaiCompatible: failures become the final error message (issue 4, SP
     expect(getProviderFailure(message)).toEqual({ kind: "http", status: 401, code: "invalid_api_key", retryable: false });
   });
 
-  it("issue 4 · HTTP 429 with Retry-After: the failure records the wait and is retryable", async () => {
+  it("HTTP 429 with Retry-After: the failure records the wait and is retryable", async () => {
     const s = await serve(errorResponse(429, "error-429.json", { "retry-after": "2" }));
     const message = finalMessage(await collect(provider(s), weatherContext()));
     expect(message.errorMessage).toMatch(/^HTTP 429 Too Many Requests: Rate limit reached for gpt-4o-mini .* \[rate_limit_exceeded\]$/);
     expect(getProviderFailure(message)).toMatchObject({ kind: "http", status: 429, retryAfterMs: 2000, retryable: true });
   });
 
-  it("issue 4 · HTTP 500: status and the provider's message", async () => {
+  it("HTTP 500: status and the provider's message", async () => {
     const s = await serve(errorResponse(500, "error-500.json"));
     const message = finalMessage(await collect(provider(s), weatherContext()));
     expect(message.errorMessage).toBe(
@@ -273,7 +273,7 @@ describe("openaiCompatible: failures become the final error message (issue 4, SP
     expect(getProviderFailure(message)).toMatchObject({ status: 500, retryable: true });
   });
 
-  it("issue 4 · HTTP 404 and 403 with non-JSON bodies keep the status and the text", async () => {
+  it("HTTP 404 and 403 with non-JSON bodies keep the status and the text", async () => {
     const s = await serve(
       { status: 404, headers: { "content-type": "text/plain" }, chunks: ["404 page not found"] },
       { status: 403, headers: { "content-type": "application/json" }, chunks: ['{"error":"Project does not have access to model gpt-4o-mini"}'] },
@@ -284,7 +284,7 @@ describe("openaiCompatible: failures become the final error message (issue 4, SP
     expect(forbidden.errorMessage).toBe("HTTP 403 Forbidden: Project does not have access to model gpt-4o-mini");
   });
 
-  it("issue 4 · an error object in the middle of the stream: error after the streamed text, which is kept", async () => {
+  it("an error object in the middle of the stream: error after the streamed text, which is kept", async () => {
     const s = await serve(sseResponse("mid-stream-error.sse"));
     const events = await collect(provider(s), weatherContext());
     expect(shape(events)).toEqual(["start", "text_start", "text_delta", "error"]);
@@ -296,7 +296,7 @@ describe("openaiCompatible: failures become the final error message (issue 4, SP
     expect(message.content).toEqual([{ type: "text", text: "Partial" }]);
   });
 
-  it("issue 4 · malformed JSON in a chunk", async () => {
+  it("malformed JSON in a chunk", async () => {
     const s = await serve(sseResponse("malformed-json.sse"));
     const message = finalMessage(await collect(provider(s), weatherContext()));
     expect(message.stopReason).toBe("error");
@@ -304,7 +304,7 @@ describe("openaiCompatible: failures become the final error message (issue 4, SP
     expect(message.content).toEqual([{ type: "text", text: "Hi" }]);
   });
 
-  it("issue 4 · a stream that ends without a finish_reason (connection closed early)", async () => {
+  it("a stream that ends without a finish_reason (connection closed early)", async () => {
     const s = await serve(sseResponse("closed-early.sse"));
     const message = finalMessage(await collect(provider(s), weatherContext()));
     expect(message.errorMessage).toBe("The stream ended before the response was finished (no finish_reason): the connection was closed early");
@@ -331,21 +331,21 @@ describe("openaiCompatible: failures become the final error message (issue 4, SP
     expect(message.content.length).toBeGreaterThan(0);
   });
 
-  it("issue 4 · the socket destroyed mid-stream is a network error", async () => {
+  it("the socket destroyed mid-stream is a network error", async () => {
     const s = await serve({ ...sseResponse("closed-early.sse"), destroy: true });
     const message = finalMessage(await collect(provider(s), weatherContext()));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toMatch(/^(Network error while streaming the response: |The stream ended before)/);
   });
 
-  it("issue 4 · finish_reason content_filter is an error with a clear message", async () => {
+  it("finish_reason content_filter is an error with a clear message", async () => {
     const s = await serve(sseResponse("content-filter.sse"));
     const message = finalMessage(await collect(provider(s), weatherContext()));
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toBe("The provider stopped the response: finish_reason content_filter (the output was blocked by its content filter)");
   });
 
-  it("issue 4 · network failure (connection refused)", async () => {
+  it("network failure (connection refused)", async () => {
     const s = await serve(sseResponse("text.sse"));
     const url = s.url;
     await s.close();
@@ -358,7 +358,7 @@ describe("openaiCompatible: failures become the final error message (issue 4, SP
   });
 });
 
-describe("openaiCompatible: cancellation (issue 4, SPEC L10)", () => {
+describe("openaiCompatible: cancellation (SPEC L10)", () => {
   const slow = (): ScriptedResponse => {
     const bytes = fixture("text.sse");
     const head = bytes.subarray(0, bytes.indexOf("data:", bytes.indexOf("data:") + 1));
@@ -366,7 +366,7 @@ describe("openaiCompatible: cancellation (issue 4, SPEC L10)", () => {
     return { status: 200, headers: { "content-type": "text/event-stream" }, chunks: [head], drip, delayMs: 20 };
   };
 
-  it("issue 4 · a slow stream aborted mid-way through the signal ends `aborted` and the server sees the connection close", async () => {
+  it("a slow stream aborted mid-way through the signal ends `aborted` and the server sees the connection close", async () => {
     const s = await serve(slow());
     const controller = new AbortController();
     let deltas = 0;
@@ -388,7 +388,7 @@ describe("openaiCompatible: cancellation (issue 4, SPEC L10)", () => {
     expect(s.clientClosed).toEqual([0]);
   });
 
-  it("issue 4 · events already read when the signal fires are not delivered (one write holds the whole stream)", async () => {
+  it("events already read when the signal fires are not delivered (one write holds the whole stream)", async () => {
     const s = await serve(sseResponse("text.sse"));
     const controller = new AbortController();
     const events = await lastValueFrom(
@@ -403,7 +403,7 @@ describe("openaiCompatible: cancellation (issue 4, SPEC L10)", () => {
     expect(finalMessage(events)).toMatchObject({ stopReason: "aborted", content: [{ type: "text", text: "Hel" }] });
   });
 
-  it("issue 4 · an abort while the blocks close (on text_end) still ends `aborted`, never `done`; an abort on done changes nothing", async () => {
+  it("an abort while the blocks close (on text_end) still ends `aborted`, never `done`; an abort on done changes nothing", async () => {
     const s = await serve(sseResponse("text.sse"));
     const run = async (abortOn: AssistantMessageEvent["type"]) => {
       const controller = new AbortController();
@@ -423,7 +423,7 @@ describe("openaiCompatible: cancellation (issue 4, SPEC L10)", () => {
     expect(shape(onDone)).toEqual(["start", "text_start", "text_delta×6", "text_end", "done"]);
   });
 
-  it("issue 4 · unsubscribing mid-stream cancels the HTTP request and emits nothing more", async () => {
+  it("unsubscribing mid-stream cancels the HTTP request and emits nothing more", async () => {
     const s = await serve(slow());
     const stop = new Subject<void>();
     const seen: string[] = [];
@@ -444,7 +444,7 @@ describe("openaiCompatible: cancellation (issue 4, SPEC L10)", () => {
     expect(seen).not.toContain("error");
   });
 
-  it("issue 4 · a signal aborted before subscribe yields one aborted message and sends nothing", async () => {
+  it("a signal aborted before subscribe yields one aborted message and sends nothing", async () => {
     const s = await serve(sseResponse("text.sse"));
     const controller = new AbortController();
     controller.abort();

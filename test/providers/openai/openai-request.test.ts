@@ -1,5 +1,5 @@
 /**
- * The Chat Completions request for a transcript (issue 4, point 1; SPEC M5): system prompt and
+ * The Chat Completions request for a transcript (SPEC M5): system prompt and
  * sections replayed from system messages, tools added and removed, user images, assistant
  * tool calls, tool results (errors marked), incomplete turns left out.
  */
@@ -23,7 +23,7 @@ const assistant = (content: AssistantMessage["content"], stopReason: AssistantMe
   ...extra,
 });
 
-describe("buildChatCompletionRequest (issue 4, SPEC M5)", () => {
+describe("buildChatCompletionRequest (SPEC M5)", () => {
   it("M5 · system messages are replayed: content appended, sections replaced and deleted, tools added and removed", () => {
     const messages: Message[] = [
       { role: "system", content: "You are terse.", sections: { style: "Use lists.", env: "OS: linux" }, toolsAdded: [tool("a"), tool("b")], timestamp: 0 },
@@ -40,7 +40,7 @@ describe("buildChatCompletionRequest (issue 4, SPEC M5)", () => {
     expect(body.tools!.map((t) => t.function.name)).toEqual(["b", "c"]);
   });
 
-  it("issue 4 · user text and images, assistant text and tool_calls, tool results with errors marked and images after them", () => {
+  it("user text and images, assistant text and tool_calls, tool results with errors marked and images after them", () => {
     const messages: Message[] = [
       { role: "user", content: [{ type: "text", text: "What is this?" }, { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }], timestamp: 0 },
       assistant([{ type: "thinking", thinking: "hmm" }, { type: "text", text: "Let me look." }, call("c1", "zoom", { factor: 2 }), call("c2", "ocr")]),
@@ -63,7 +63,7 @@ describe("buildChatCompletionRequest (issue 4, SPEC M5)", () => {
     ]);
   });
 
-  it("issue 4 · failed and aborted assistant turns are left out with their results; unanswered calls get an error result", () => {
+  it("failed and aborted assistant turns are left out with their results; unanswered calls get an error result", () => {
     const messages: Message[] = [
       { role: "user", content: "go", timestamp: 0 },
       assistant([call("x1", "slow")], "aborted", { errorMessage: "Request was aborted" }),
@@ -90,7 +90,7 @@ describe("buildChatCompletionRequest (issue 4, SPEC M5)", () => {
     ]);
   });
 
-  it("issue 4 · reasoning from the same model is replayed in the field it came from", () => {
+  it("reasoning from the same model is replayed in the field it came from", () => {
     const messages: Message[] = [
       { role: "user", content: "2+2?", timestamp: 0 },
       assistant([{ type: "thinking", thinking: "simple", thinkingSignature: "reasoning_content" }, { type: "text", text: "4" }], "stop", { model: "deepseek-reasoner", provider: "deepseek" }),
@@ -100,7 +100,7 @@ describe("buildChatCompletionRequest (issue 4, SPEC M5)", () => {
     expect(toChatMessages(model, messages)[1]).toEqual({ role: "assistant", content: "4" });
   });
 
-  it("issue 4 · reasoning level, max tokens field, system role, usage and extra fields", () => {
+  it("reasoning level, max tokens field, system role, usage and extra fields", () => {
     const messages: Message[] = [
       { role: "system", content: "Be brief.", timestamp: 0 },
       { role: "user", content: "hi", timestamp: 1 },

@@ -1,6 +1,6 @@
 /**
  * Property: however a recorded stream is cut into network writes, the provider produces the
- * same events (issue 4: "chunks split at arbitrary byte boundaries"). Real HTTP on 127.0.0.1.
+ * same events (chunks split at arbitrary byte boundaries). Real HTTP on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
@@ -18,9 +18,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe("arbitrary byte boundaries over real HTTP (issue 4)", () => {
+describe("arbitrary byte boundaries over real HTTP", () => {
   for (const name of ["text-crlf.sse", "parallel-tool-calls.sse", "reasoning.sse"]) {
-    it(`issue 4 · ${name}: any split into writes gives the events of the unsplit stream`, async () => {
+    it(`${name}: any split into writes gives the events of the unsplit stream`, async () => {
       const bytes = fixture(name);
       const streamFn = openaiCompatible({ baseUrl: `${server.url}/v1` });
       next = [bytes];

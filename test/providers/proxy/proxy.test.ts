@@ -1,5 +1,5 @@
 /**
- * The stream proxy (issue 4, point 2): browser-side client → proxy handler on a real Node
+ * The stream proxy: browser-side client → proxy handler on a real Node
  * server (through the node adapter) → the OpenAI-compatible provider → a scripted upstream
  * server. Also the handler on its own, fetch-style.
  */
@@ -53,9 +53,9 @@ function untimed(events: AssistantMessageEvent[]): unknown {
   return JSON.parse(JSON.stringify(events, (key, value) => (key === "timestamp" ? 0 : value)));
 }
 
-describe("streamProxy + createProxyHandler over real HTTP (issue 4)", () => {
+describe("streamProxy + createProxyHandler over real HTTP", () => {
   for (const name of ["tool-call.sse", "reasoning.sse", "parallel-tool-calls.sse"]) {
-    it(`issue 4 · the client rebuilds exactly the events and partials of a direct call (${name})`, async () => {
+    it(`the client rebuilds exactly the events and partials of a direct call (${name})`, async () => {
       const up = await serveUpstream(sseResponse(name));
       const direct = await collect(openaiCompatible({ baseUrl: `${up.url}/v1` }), weatherContext());
       const url = await startProxy();
@@ -70,7 +70,7 @@ describe("streamProxy + createProxyHandler over real HTTP (issue 4)", () => {
     });
   }
 
-  it("issue 4 · the wire carries no partial messages (the bulky field is stripped)", async () => {
+  it("the wire carries no partial messages (the bulky field is stripped)", async () => {
     await serveUpstream(sseResponse("tool-call.sse"));
     const url = await startProxy();
     const response = await fetch(url, {
@@ -88,7 +88,7 @@ describe("streamProxy + createProxyHandler over real HTTP (issue 4)", () => {
     expect(JSON.parse(lines[lines.length - 1]!.slice("data: ".length))).toMatchObject({ type: "done", reason: "toolUse" });
   });
 
-  it("issue 4 · a bad token is rejected with 401 and a clear error; the upstream is never called", async () => {
+  it("a bad token is rejected with 401 and a clear error; the upstream is never called", async () => {
     const up = await serveUpstream(sseResponse("text.sse"));
     const url = await startProxy();
     const events = await collect(streamProxy({ url, authToken: "wrong" }), weatherContext());
@@ -106,7 +106,7 @@ describe("streamProxy + createProxyHandler over real HTTP (issue 4)", () => {
     expect(up.requests).toHaveLength(0);
   });
 
-  it("issue 4 · cancellation from the client (abort signal) reaches the upstream server", async () => {
+  it("cancellation from the client (abort signal) reaches the upstream server", async () => {
     const bytes = fixture("text.sse");
     const head = bytes.subarray(0, bytes.indexOf("data:", bytes.indexOf("data:") + 1));
     const drip = `data: ${JSON.stringify({ id: "chatcmpl-slow", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "." }, finish_reason: null }] })}\n\n`;
@@ -128,7 +128,7 @@ describe("streamProxy + createProxyHandler over real HTTP (issue 4)", () => {
     expect(up.clientClosed).toEqual([0]);
   });
 
-  it("issue 4 · unsubscribing the client also cancels the upstream request", async () => {
+  it("unsubscribing the client also cancels the upstream request", async () => {
     const up = await serveUpstream({ status: 200, headers: { "content-type": "text/event-stream" }, chunks: [], drip: ": keep-alive\n\n", delayMs: 20 });
     const url = await startProxy();
     // Unsubscribe as soon as the response started (the upstream request is then open).
@@ -143,7 +143,7 @@ describe("streamProxy + createProxyHandler over real HTTP (issue 4)", () => {
     await up.waitForClientClose(0);
   });
 
-  it("issue 4 · an upstream failure reaches the client with its details, so withRetry on the client can retry it", async () => {
+  it("an upstream failure reaches the client with its details, so withRetry on the client can retry it", async () => {
     const up = await serveUpstream(errorResponse(500, "error-500.json"), sseResponse("text.sse"));
     const url = await startProxy();
     const single = finalMessage(await collect(streamProxy({ url, authToken: TOKEN }), weatherContext()));
@@ -155,7 +155,7 @@ describe("streamProxy + createProxyHandler over real HTTP (issue 4)", () => {
     expect(up.requests).toHaveLength(2);
   });
 
-  it("issue 4 · the proxy connection dropping mid-stream is a clear client-side error", async () => {
+  it("the proxy connection dropping mid-stream is a clear client-side error", async () => {
     await serveUpstream(sseResponse("text.sse"));
     const handler = createProxyHandler({
       token: TOKEN,
@@ -174,11 +174,11 @@ describe("streamProxy + createProxyHandler over real HTTP (issue 4)", () => {
   });
 });
 
-describe("createProxyHandler as a fetch-style handler (issue 4)", () => {
+describe("createProxyHandler as a fetch-style handler", () => {
   const post = (body: unknown, token = TOKEN) =>
     new Request("http://proxy.test/api/stream", { method: "POST", headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
 
-  it("issue 4 · cancelling the response body aborts the upstream StreamFn (signal and unsubscribe)", async () => {
+  it("cancelling the response body aborts the upstream StreamFn (signal and unsubscribe)", async () => {
     let signal: AbortSignal | undefined;
     let unsubscribed = false;
     const streamFn: StreamFn = (m, _context, options) => {
@@ -198,7 +198,7 @@ describe("createProxyHandler as a fetch-style handler (issue 4)", () => {
     expect(unsubscribed).toBe(true);
   });
 
-  it("issue 4 · an upstream that completes without done, or errors, still ends with a final error event", async () => {
+  it("an upstream that completes without done, or errors, still ends with a final error event", async () => {
     for (const [streamFn, expected] of [
       [() => of({ type: "start", partial: emptyAssistantMessage(model, 0) } as AssistantMessageEvent), "The upstream provider ended without a final done or error event"],
       [() => Promise.reject(new Error("boom")), "The upstream provider failed: boom"],
@@ -209,7 +209,7 @@ describe("createProxyHandler as a fetch-style handler (issue 4)", () => {
     }
   });
 
-  it("issue 4 · only safe options cross the proxy; the server's streamOptions win; the server's key is used", async () => {
+  it("only safe options cross the proxy; the server's streamOptions win; the server's key is used", async () => {
     let seen: Record<string, unknown> = {};
     const streamFn: StreamFn = (m, _context, options) => {
       seen = { ...options };
@@ -225,7 +225,7 @@ describe("createProxyHandler as a fetch-style handler (issue 4)", () => {
     expect(seen.signal).toBeInstanceOf(AbortSignal);
   });
 
-  it("issue 4 · refuses other methods (405), bad bodies (400) and models resolveModel rejects (403)", async () => {
+  it("refuses other methods (405), bad bodies (400) and models resolveModel rejects (403)", async () => {
     const handler = createProxyHandler({ streamFn: () => NEVER, token: TOKEN, resolveModel: (m) => (m.id === "gpt-4o-mini" ? m : undefined) });
     expect((await handler(new Request("http://proxy.test/", { method: "GET" }))).status).toBe(405);
     expect((await handler(post("not json at all"))).status).toBe(400);

@@ -1,5 +1,5 @@
 /**
- * withRetry (issue 4, point 4): retries before content only, exponential backoff with jitter on
+ * withRetry: retries before content only, exponential backoff with jitter on
  * the scheduler, Retry-After, caps, abort during the wait, observable retry events.
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -42,8 +42,8 @@ function scripted(attempts: (() => ObservableInput<AssistantMessageEvent>)[]): S
   return fn;
 }
 
-describe("withRetry over real HTTP (issue 4)", () => {
-  it("issue 4 · 429 with Retry-After is retried after the requested wait, then succeeds", async () => {
+describe("withRetry over real HTTP", () => {
+  it("429 with Retry-After is retried after the requested wait, then succeeds", async () => {
     server = await startTestServer((_r, index) => (index === 0 ? errorResponse(429, "error-429.json", { "retry-after": "1" }) : sseResponse("text.sse")));
     const streamFn = withRetry(openaiCompatible({ baseUrl: `${server.url}/v1`, apiKey: "sk-test" }));
     const announced: RetryEvent[] = [];
@@ -62,7 +62,7 @@ describe("withRetry over real HTTP (issue 4)", () => {
     expect(announced[0]!.errorMessage).toMatch(/^HTTP 429 Too Many Requests: Rate limit reached/);
   });
 
-  it("issue 4 · a network failure (connection dropped) and a 500 are retried; onRetry sees both", async () => {
+  it("a network failure (connection dropped) and a 500 are retried; onRetry sees both", async () => {
     server = await startTestServer((_r, index) =>
       index === 0 ? { dropConnection: true } : index === 1 ? errorResponse(500, "error-500.json") : sseResponse("text.sse"),
     );
@@ -77,14 +77,14 @@ describe("withRetry over real HTTP (issue 4)", () => {
     ]);
   });
 
-  it("issue 4 · a 401 is not retried", async () => {
+  it("a 401 is not retried", async () => {
     server = await startTestServer(() => errorResponse(401, "error-401.json"));
     const events = await collect(withRetry(openaiCompatible({ baseUrl: `${server.url}/v1` }), { initialDelayMs: 1 }), weatherContext());
     expect(server.requests).toHaveLength(1);
     expect(finalMessage(events).errorMessage).toMatch(/^HTTP 401/);
   });
 
-  it("issue 4 · never retries after content began: a mid-stream error object is final", async () => {
+  it("never retries after content began: a mid-stream error object is final", async () => {
     server = await startTestServer(() => sseResponse("mid-stream-error.sse"));
     const events = await collect(withRetry(openaiCompatible({ baseUrl: `${server.url}/v1` }), { initialDelayMs: 1 }), weatherContext());
     expect(server.requests).toHaveLength(1);
@@ -92,10 +92,10 @@ describe("withRetry over real HTTP (issue 4)", () => {
   });
 });
 
-describe("withRetry in virtual time (issue 4, SPEC L12)", () => {
+describe("withRetry in virtual time (SPEC L12)", () => {
   const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 
-  it("issue 4 · exponential backoff with jitter on options.scheduler; the held start is shown once", () => {
+  it("exponential backoff with jitter on options.scheduler; the held start is shown once", () => {
     newScheduler().run(({ expectObservable, cold }) => {
       const streamFn = scripted([
         () => cold("-(se|)", { s: start(), e: overloaded() }),
@@ -114,7 +114,7 @@ describe("withRetry in virtual time (issue 4, SPEC L12)", () => {
     
   });
 
-  it("issue 4 · the wait runs on the request's options.scheduler (the loop's), not on a timer of its own", () => {
+  it("the wait runs on the request's options.scheduler (the loop's), not on a timer of its own", () => {
     const loopScheduler = newScheduler(); // a virtual clock that only moves when flushed
     const streamFn = scripted([() => of(overloaded()), () => of(done())]);
     const seen: string[] = [];
@@ -127,7 +127,7 @@ describe("withRetry in virtual time (issue 4, SPEC L12)", () => {
     expect(seen).toEqual(["done"]);
   });
 
-  it("issue 4 · a zero wait on a synchronous scheduler retries synchronously and still ends cleanly", () => {
+  it("a zero wait on a synchronous scheduler retries synchronously and still ends cleanly", () => {
     const now0 = failure("HTTP 503: busy", { kind: "http", status: 503, retryAfterMs: 0, retryable: true });
     const streamFn = scripted([() => of(start(), now0), () => of(start(), done())]);
     const seen: string[] = [];
@@ -138,7 +138,7 @@ describe("withRetry in virtual time (issue 4, SPEC L12)", () => {
     expect(streamFn.calls).toBe(2);
   });
 
-  it("issue 4 · capped attempts: after maxRetries the last failure passes through", () => {
+  it("capped attempts: after maxRetries the last failure passes through", () => {
     newScheduler().run(({ expectObservable, cold }) => {
       const streamFn = scripted([() => cold("(e|)", { e: overloaded() })]);
       const result = events$(withRetry(streamFn, { maxRetries: 2, initialDelayMs: 10, random: () => 0 }), weatherContext()).pipe(map((e) => e.type));
@@ -147,7 +147,7 @@ describe("withRetry in virtual time (issue 4, SPEC L12)", () => {
     });
   });
 
-  it("issue 4 · capped delay: backoff is cut to maxDelayMs; a Retry-After beyond it ends the retries", () => {
+  it("capped delay: backoff is cut to maxDelayMs; a Retry-After beyond it ends the retries", () => {
     newScheduler().run(({ expectObservable, cold }) => {
       const slow = failure("HTTP 429: slow down", { kind: "http", status: 429, retryAfterMs: 5000, retryable: true });
       const a = scripted([() => cold("(e|)", { e: overloaded() }), () => cold("(e|)", { e: overloaded() }), () => cold("(d|)", { d: done() })]);
@@ -159,7 +159,7 @@ describe("withRetry in virtual time (issue 4, SPEC L12)", () => {
     });
   });
 
-  it("issue 4 · Retry-After decides the wait instead of the backoff", () => {
+  it("Retry-After decides the wait instead of the backoff", () => {
     newScheduler().run(({ expectObservable, cold }) => {
       const limited = failure("HTTP 429: limited", { kind: "http", status: 429, retryAfterMs: 42, retryable: true });
       const streamFn = scripted([() => cold("(e|)", { e: limited }), () => cold("(d|)", { d: done() })]);
@@ -168,7 +168,7 @@ describe("withRetry in virtual time (issue 4, SPEC L12)", () => {
     });
   });
 
-  it("issue 4 · never retries after content began", () => {
+  it("never retries after content began", () => {
     newScheduler().run(({ expectObservable, cold }) => {
       const streamFn = scripted([() => cold("s-t---(e|)", { s: start(), t: textStart(), e: overloaded() }), () => cold("(d|)", { d: done() })]);
       const result = events$(withRetry(streamFn, { initialDelayMs: 1 }), weatherContext()).pipe(map((e) => e.type));
@@ -176,7 +176,7 @@ describe("withRetry in virtual time (issue 4, SPEC L12)", () => {
     });
   });
 
-  it("issue 4 · abortable during the wait: the signal ends it at once with an aborted message", () => {
+  it("abortable during the wait: the signal ends it at once with an aborted message", () => {
     newScheduler().run(({ expectObservable, cold }) => {
       const controller = new AbortController();
       const streamFn = scripted([() => cold("(e|)", { e: overloaded() }), () => cold("(d|)", { d: done() })]);
@@ -188,7 +188,7 @@ describe("withRetry in virtual time (issue 4, SPEC L12)", () => {
     });
   });
 
-  it("issue 4 · a thrown error or errored Observable before content is retried when it looks transient", () => {
+  it("a thrown error or errored Observable before content is retried when it looks transient", () => {
     newScheduler().run(({ expectObservable, cold }) => {
       const streamFn = scripted([
         () => {
@@ -202,7 +202,7 @@ describe("withRetry in virtual time (issue 4, SPEC L12)", () => {
     });
   });
 
-  it("issue 4 · unsubscribing during the wait cancels the retry", () => {
+  it("unsubscribing during the wait cancels the retry", () => {
     newScheduler().run(({ expectObservable, cold, flush }) => {
       const streamFn = scripted([() => cold("(e|)", { e: overloaded() }), () => cold("(d|)", { d: done() })]);
       const result = events$(withRetry(streamFn, { initialDelayMs: 100, random: () => 0 }), weatherContext());
@@ -213,8 +213,8 @@ describe("withRetry in virtual time (issue 4, SPEC L12)", () => {
   });
 });
 
-describe("isRetryableFailure (issue 4)", () => {
-  it("issue 4 · classifies pi-ai style messages by their wording when no details were recorded", () => {
+describe("isRetryableFailure", () => {
+  it("classifies pi-ai style messages by their wording when no details were recorded", () => {
     const text = (errorMessage: string) => failedAssistantMessage(model, errorMessage, "error", 0);
     expect(isRetryableFailure(text("429 status code (no body)"))).toBe(true);
     expect(isRetryableFailure(text('529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'))).toBe(true);

@@ -1,13 +1,13 @@
 /**
  * AssistantMessageBuilder: fresh snapshots per event (SPEC L5) and streamed tool arguments
- * (issue 4: "the parsed-so-far arguments on the partial message").
+ * (the parsed-so-far arguments on the partial message).
  */
 import { describe, expect, it } from "vitest";
 import type { ToolCall } from "../../../src/model/messages.js";
 import { AssistantMessageBuilder, EAGER_PARSE_CHARS } from "../../../src/providers/shared/message-builder.js";
 import { model } from "../support/collect.js";
 
-describe("AssistantMessageBuilder (issue 4, SPEC L5)", () => {
+describe("AssistantMessageBuilder (SPEC L5)", () => {
   it("L5 · each change gives a new message and a new changed block; earlier snapshots stay as they were", () => {
     const b = new AssistantMessageBuilder(model, 0);
     const text = b.startText();
@@ -23,7 +23,7 @@ describe("AssistantMessageBuilder (issue 4, SPEC L5)", () => {
     expect(p2.content[1]).toBe((tool.event as { partial: { content: unknown[] } }).partial.content[1]);
   });
 
-  it("issue 4 · a tool call streaming a large argument stays linear; the shown arguments lag by at most an eighth", () => {
+  it("a tool call streaming a large argument stays linear; the shown arguments lag by at most an eighth", () => {
     const b = new AssistantMessageBuilder(model, 0);
     const { index } = b.startToolCall("c1", "write");
     const content = "x".repeat(400_000);

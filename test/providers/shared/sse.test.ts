@@ -1,5 +1,5 @@
 /**
- * readServerSentEvents (issue 4: SSE parsed incrementally with eventsource-parser): every byte
+ * readServerSentEvents (SSE parsed incrementally with eventsource-parser): every byte
  * boundary, CRLF, multi-byte characters, and cancellation of the body.
  */
 import { describe, expect, it } from "vitest";
@@ -27,8 +27,8 @@ async function readAll(body: ReadableStream<Uint8Array>): Promise<EventSourceMes
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
-describe("readServerSentEvents (issue 4)", () => {
-  it("issue 4 · a recorded CRLF stream read one byte at a time gives the same events as read whole", async () => {
+describe("readServerSentEvents", () => {
+  it("a recorded CRLF stream read one byte at a time gives the same events as read whole", async () => {
     const recorded = fixture("text-crlf.sse");
     const whole = await readAll(streamOf([recorded]));
     const byByte = await readAll(streamOf([...recorded].map((b) => Uint8Array.of(b))));
@@ -38,7 +38,7 @@ describe("readServerSentEvents (issue 4)", () => {
     expect(JSON.parse(whole[5]!.data).choices[0].delta.content).toBe("café 🌍");
   });
 
-  it("issue 4 · every split point of an LF stream (two pieces) gives the same events", async () => {
+  it("every split point of an LF stream (two pieces) gives the same events", async () => {
     const recorded = fixture("reasoning.sse");
     const whole = await readAll(streamOf([recorded]));
     for (let cut = 1; cut < recorded.length; cut += 7) {
@@ -46,7 +46,7 @@ describe("readServerSentEvents (issue 4)", () => {
     }
   });
 
-  it("issue 4 · comments, event names, multi-line data; an unterminated last event is dropped", async () => {
+  it("comments, event names, multi-line data; an unterminated last event is dropped", async () => {
     const events = await readAll(streamOf([bytes(": keep-alive\n\nevent: ping\ndata: a\ndata: b\n\ndata: {\"x\":1}\n\ndata: cut off")]));
     expect(events).toEqual([
       { event: "ping", data: "a\nb", id: undefined },
@@ -54,7 +54,7 @@ describe("readServerSentEvents (issue 4)", () => {
     ]);
   });
 
-  it("issue 4 · stopping the iteration early cancels the body", async () => {
+  it("stopping the iteration early cancels the body", async () => {
     let cancelled = false;
     const body = streamOf([bytes("data: 1\n\n"), bytes("data: 2\n\n"), bytes("data: 3\n\n")], () => (cancelled = true));
     for await (const event of readServerSentEvents(body)) {
