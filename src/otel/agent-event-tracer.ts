@@ -13,8 +13,9 @@ import type { TracingSettings } from "./tracing-options.js";
 /**
  * Follows the events of consecutive runs. Between runs, and for the whole of a run whose span
  * does not record (no tracer provider registered, or the run sampled out), an event costs a
- * check or two: nothing is read, allocated or timed. A failure of tracing itself (an exporter or
- * sampler that throws) is reported through `diag` and stops tracing that run, never the run.
+ * check or two: nothing is read, allocated or timed. A failure of tracing itself (an exporter,
+ * sampler or option reader that throws) is reported through `diag` and stops tracing that run,
+ * never the run: its open spans end then, marked `error.type: "tracing_error"` (SPEC O4).
  */
 export class AgentEventTracer {
   private run: RunTrace | undefined;
@@ -27,18 +28,18 @@ export class AgentEventTracer {
       if (event.type === "agent_start") this.start();
       return;
     }
+    if (event.type === "agent_start") {
+      // A run that never reached agent_end on this stream: it is over as far as these events tell.
+      this.close({ kind: "cancelled" });
+      this.start();
+      return;
+    }
     try {
-      if (event.type === "agent_start") {
-        // A run that never reached agent_end on this stream: it is over as far as these events tell.
-        this.run = undefined;
-        run.close({ kind: "cancelled" });
-        this.start();
-      } else if (run.observe(event)) {
-        this.run = undefined;
-      }
+      if (run.observe(event)) this.run = undefined;
     } catch (error) {
       this.run = undefined;
       diag.error("rxagent/otel: tracing this run failed; its remaining events are not traced", error);
+      this.end(run, { kind: "failed", error });
     }
   }
 
@@ -47,6 +48,10 @@ export class AgentEventTracer {
     const run = this.run;
     if (run === undefined) return;
     this.run = undefined;
+    this.end(run, closure);
+  }
+
+  private end(run: RunTrace, closure: RunClosure): void {
     try {
       run.close(closure);
     } catch (error) {

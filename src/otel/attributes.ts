@@ -45,7 +45,7 @@ export const ATTR = {
   limit: "rxagent.limit",
   /** rxagent's own: on an approval event (SPEC R1), whether the call was approved. */
   approved: "rxagent.approved",
-  /** rxagent's own: the span was ended because tracing stopped (the listener was removed), not by the run. */
+  /** rxagent's own: the span was ended because tracing stopped (the listener was removed, or tracing failed), not by the run. */
   tracingStopped: "rxagent.tracing_stopped",
 } as const;
 
@@ -65,6 +65,8 @@ export const ERROR_TYPE = {
   aborted: "aborted",
   /** The run was unsubscribed, or its event stream ended, before `agent_end` (SPEC L10 hard cancel). */
   cancelled: "cancelled",
+  /** Tracing itself failed (a tracer, exporter or option reader threw): the span was ended then, the run went on. */
+  tracing: "tracing_error",
 } as const;
 
 // rxagent and pi-ai provider ids that the conventions name differently; others pass as they are.

@@ -8,7 +8,7 @@
  * @internal
  * @module
  */
-import { type Attributes, type Context, context as contextApi, type Link, type Span, type SpanContext, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { type Attributes, type Context, context as contextApi, type HrTime, type Link, type Span, type SpanContext, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { AssistantMessage, Usage } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import { describeError } from "../model/describe-error.js";
@@ -24,7 +24,9 @@ export type RunClosure =
   /** The event stream errored. */
   | { kind: "error"; error: unknown }
   /** Tracing stopped (a listener removed), the run may go on. */
-  | { kind: "stopped" };
+  | { kind: "stopped" }
+  /** Tracing itself failed (a tracer, exporter or option reader threw); the run goes on, untraced. */
+  | { kind: "failed"; error: unknown };
 
 type ToolStart = Extract<AgentEvent, { type: "tool_execution_start" }>;
 type ToolEnd = Extract<AgentEvent, { type: "tool_execution_end" }>;
@@ -52,11 +54,41 @@ function fail(span: Span, errorType: string, description: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: description });
 }
 
+/** How a span still open when its run is closed early ends (see {@link RunClosure}). */
+function closureStatus(span: Span, closure: RunClosure): void {
+  switch (closure.kind) {
+    case "cancelled":
+      fail(span, ERROR_TYPE.cancelled, "The run was cancelled (unsubscribed) before agent_end");
+      return;
+    case "error":
+      fail(span, closure.error instanceof Error ? closure.error.name || "Error" : "_OTHER", describeError(closure.error));
+      return;
+    case "stopped":
+      span.setAttribute(ATTR.tracingStopped, true);
+      return;
+    case "failed":
+      // The run did not fail, its tracing did: said so, so the span is not read as the run's error.
+      span.setAttribute(ATTR.tracingStopped, true);
+      fail(span, ERROR_TYPE.tracing, `Tracing this run failed: ${describeError(closure.error)}`);
+      return;
+  }
+}
+
+/** The model that served an answer: what the provider reported (`responseModel`), else the message's `model`. */
+function responseModelOf(message: AssistantMessage): string | undefined {
+  const served = (message as { responseModel?: unknown }).responseModel;
+  if (typeof served === "string" && served !== "") return served;
+  return message.model || undefined;
+}
+
 /** The spans of one run; its events arrive through {@link RunTrace.observe}. */
 export class RunTrace {
   /**
    * Opens the run span. Returns nothing when the span does not record (no tracer provider is
-   * registered, or the sampler dropped the run): the run is then not traced at all.
+   * registered, or the sampler dropped the run): the run is then not traced at all. What the
+   * span starts with is read first, once per run: the sampler decides on the start attributes
+   * and the parent (the conventions want the model, provider and server there, for sampling).
+   * `history` and `tools` are read only once the span records.
    */
   static start(settings: TracingSettings): RunTrace | undefined {
     const model = settings.model();
@@ -76,7 +108,19 @@ export class RunTrace {
     const name = settings.agentName ? `${OPERATION.invokeAgent} ${settings.agentName}` : OPERATION.invokeAgent;
     const span = settings.tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes, startTime: toHrTime(startTime) }, parent);
     if (!span.isRecording()) return undefined;
-    return new RunTrace(settings, span, trace.setSpan(parent, span), startTime, provider !== undefined, model, server, conversationId);
+    try {
+      return new RunTrace(settings, span, trace.setSpan(parent, span), startTime, provider !== undefined, model, server, conversationId);
+    } catch (error) {
+      // A reader that threw (`history`): the span is open, so end it before the failure is reported (SPEC O4).
+      // Each step on its own; should they fail too, the first failure is the one to report.
+      try {
+        closureStatus(span, { kind: "failed", error });
+      } catch {}
+      try {
+        span.end(toHrTime(startTime));
+      } catch {}
+      throw error;
+    }
   }
 
   /** The open chat span, from the assistant's `message_start` to its `message_end`. */
@@ -148,22 +192,38 @@ export class RunTrace {
     }
   }
 
-  /** Ends every open span of a run that did not reach `agent_end`. */
+  /**
+   * Ends every open span of a run that did not reach `agent_end`. Span by span, each step on
+   * its own: one that throws (an exporter, the clock) keeps no other span open (SPEC O4); the
+   * first failure is thrown once all were tried.
+   */
   close(closure: RunClosure): void {
-    const now = this.settings.now();
-    const mark = (span: Span): void => {
-      if (closure.kind === "cancelled") fail(span, ERROR_TYPE.cancelled, "The run was cancelled (unsubscribed) before agent_end");
-      else if (closure.kind === "error") fail(span, closure.error instanceof Error ? closure.error.name || "Error" : "_OTHER", describeError(closure.error));
-      else span.setAttribute(ATTR.tracingStopped, true);
-      span.end(toHrTime(now));
+    let failure: { error: unknown } | undefined;
+    const attempt = (step: () => void): void => {
+      try {
+        step();
+      } catch (error) {
+        failure ??= { error };
+      }
     };
-    for (const span of this.tools.values()) mark(span);
+    // Without a clock reading the SDK dates the end itself.
+    let time: HrTime | undefined;
+    attempt(() => (time = toHrTime(this.settings.now())));
+    const finish = (span: Span): void => {
+      attempt(() => closureStatus(span, closure));
+      attempt(() => span.end(time));
+    };
+    for (const span of this.tools.values()) finish(span);
     this.tools.clear();
-    if (this.chat) mark(this.chat);
+    if (this.chat) finish(this.chat);
     this.chat = undefined;
-    if (closure.kind === "error") this.span.recordException(closure.error instanceof Error ? closure.error : describeError(closure.error), toHrTime(now));
-    this.usageOnRun();
-    mark(this.span);
+    if (closure.kind === "error") {
+      const error = closure.error;
+      attempt(() => this.span.recordException(error instanceof Error ? error : describeError(error), time));
+    }
+    attempt(() => this.usageOnRun());
+    finish(this.span);
+    if (failure) throw failure.error;
   }
 
   private firstChunk(chat: Span): void {
@@ -206,7 +266,6 @@ export class RunTrace {
   private endChat(message: AssistantMessage): void {
     const span = this.chat;
     if (!span) return;
-    this.chat = undefined;
     const usage: Partial<Usage> = message.usage ?? {};
     const input = count(usage.input);
     const output = count(usage.output);
@@ -219,13 +278,16 @@ export class RunTrace {
     this.answers++;
     this.last = message;
     const attributes: Attributes = { [ATTR.finishReasons]: [finishReason(message.stopReason)] };
-    if (message.model) attributes[ATTR.responseModel] = message.model;
+    const served = responseModelOf(message);
+    if (served) attributes[ATTR.responseModel] = served;
     if (message.responseId) attributes[ATTR.responseId] = message.responseId;
     usageAttributes(attributes, input, output, cacheRead, cacheWrite);
     if (this.transcript) attributes[ATTR.outputMessages] = outputMessagesJson(message);
     span.setAttributes(attributes);
     this.answerStatus(span, message);
     span.end(toHrTime(this.settings.now()));
+    // Let go of the span only once it ended: should anything above throw, closing the run still finds it (SPEC O4).
+    this.chat = undefined;
     this.lastChat = span.spanContext();
   }
 
@@ -258,7 +320,6 @@ export class RunTrace {
   private endTool(event: ToolEnd): void {
     const span = this.tools.get(event.toolCallId);
     if (!span) return;
-    this.tools.delete(event.toolCallId);
     // Read loosely: the field is newer than this module's oldest supported loop.
     const cancellation = (event as { cancellation?: unknown }).cancellation;
     if (typeof cancellation === "string") span.setAttribute(ATTR.toolCancellation, cancellation);
@@ -271,6 +332,7 @@ export class RunTrace {
       span.setAttribute(ATTR.toolCallResult, resultText(event.result));
     }
     span.end(toHrTime(this.settings.now()));
+    this.tools.delete(event.toolCallId);
   }
 
   private end(event: AgentEnd): void {

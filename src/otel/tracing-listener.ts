@@ -66,11 +66,12 @@ export function tracingListener(options: AgentTracingOptions = {}): TracingListe
 export type InstrumentedAgent = Pick<Agent, "events$" | "state" | "sessionId">;
 
 /**
- * Traces every run of `agent` (SPEC O1–O4), as `traceAgent` does, reading from the Agent
- * at each `agent_start`: the run's model (the run span's `gen_ai.request.model`,
- * `gen_ai.provider.name`, `server.*`), the tools' descriptions, the transcript before the run
- * (for `gen_ai.input.messages`, with `captureContent`) and, unless `conversationId` is given,
- * the Agent's `sessionId`. It watches `agent.events$` rather than adding a listener: the Agent
+ * Traces every run of `agent` (SPEC O1–O4), as `traceAgent` does, reading from the Agent what
+ * the options leave out: at each `agent_start` the run's model (the run span's
+ * `gen_ai.request.model`, `gen_ai.provider.name`, `server.*`), the transcript before the run
+ * (for `gen_ai.input.messages`, with `captureContent`) and the Agent's `sessionId` (as
+ * `gen_ai.conversation.id`); at each tool call, the tools' descriptions. An option given
+ * `undefined` counts as left out. It watches `agent.events$` rather than adding a listener: the Agent
  * tells `events$` each event as it happens and never waits on it, so tracing costs a run one
  * call per event, and nothing the Agent waits for (SPEC A5, L11). Returns a function that stops
  * tracing: it unsubscribes and ends the spans of a run still open.
@@ -92,12 +93,13 @@ export type InstrumentedAgent = Pick<Agent, "events$" | "state" | "sessionId">;
 export function instrumentAgent(agent: InstrumentedAgent, options: AgentTracingOptions = {}): () => void {
   const tracer = new AgentEventTracer(
     tracingSettings({
-      model: () => agent.state.model,
-      // Read only when content is recorded: the transcript view is copied once per change (SPEC I1).
-      history: options.captureContent ? () => agent.state.messages : undefined,
-      tools: () => agent.state.tools,
-      conversationId: () => agent.sessionId,
       ...options,
+      // The Agent's own values stand in for options left out or given as `undefined`.
+      model: options.model ?? (() => agent.state.model),
+      // Read only when content is recorded: the transcript view is copied once per change (SPEC I1).
+      history: options.history ?? (options.captureContent ? () => agent.state.messages : undefined),
+      tools: options.tools ?? (() => agent.state.tools),
+      conversationId: options.conversationId ?? (() => agent.sessionId),
     }),
   );
   const subscription = agent.events$.subscribe((event) => tracer.observe(event));

@@ -21,7 +21,9 @@ import { epochNow } from "./span-clock.js";
 export type TracedModel = Pick<Model, "id" | "provider"> & { baseUrl?: string };
 
 /**
- * A value, or a function read at each `agent_start` (for what changes between runs).
+ * A value, or a function read each time the value is needed, for what changes between runs:
+ * `conversationId`, `model` and `history` at each `agent_start`, `tools` at each
+ * `tool_execution_start` (so a tool added mid-run is described too).
  *
  * @example
  * ```ts
@@ -79,7 +81,7 @@ export interface AgentTracingOptions {
    * `context.messages` given to `agentLoop`. `instrumentAgent` reads the Agent's transcript itself.
    */
   history?: PerRun<readonly AgentMessage[] | undefined>;
-  /** The run's tools, for `gen_ai.tool.description`. */
+  /** The run's tools, for `gen_ai.tool.description`: a function is read at each `tool_execution_start`. */
   tools?: PerRun<readonly Pick<Tool, "name" | "description">[] | undefined>;
   /** More attributes for every run span (a tenant, a deployment). */
   attributes?: Attributes;

@@ -79,6 +79,23 @@ describe("tracing off: no tracer provider registered", () => {
     expect(calls.spanMethods).toEqual(["isRecording", "isRecording"]);
   });
 
+  it("(SPEC O3) the per-run options are read once per run, at agent_start, never per event; history and tools not at all", () => {
+    const reads = { now: 0, model: 0, conversationId: 0, history: 0, tools: 0 };
+    const operator = traceAgent({
+      captureContent: true,
+      now: () => (reads.now++, 0),
+      model: () => (reads.model++, { id: "faux-1", provider: "faux", baseUrl: "https://api.example.com/v1" }),
+      conversationId: () => (reads.conversationId++, "c"),
+      history: () => (reads.history++, []),
+      tools: () => (reads.tools++, []),
+    });
+    let events = 0;
+    syncRun().pipe(operator).subscribe(() => void events++);
+    syncRun().pipe(operator).subscribe(() => void events++);
+    expect(events).toBeGreaterThan(40);
+    expect(reads).toEqual({ now: 2, model: 2, conversationId: 2, history: 0, tools: 0 });
+  });
+
   it("(SPEC O3) an Agent's tracing listener without a provider returns nothing and the run stays synchronous", () => {
     const { tracer, calls } = spyTracer(trace.getTracer("spy"));
     const faux = fauxProvider([{ content: [fauxToolCall("a", {})] }, { content: "done" }]);

@@ -4,10 +4,12 @@
  * failing provider, a failing tool, an abort and an unsubscribe.
  */
 import { type ContextManager, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, context as otelContext } from "@opentelemetry/api";
-import { filter, map, Observable, take, takeWhile } from "rxjs";
+import { filter, map, Observable, of, take, takeWhile, tap } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it } from "vitest";
 import { agentLoop, type AgentEvent, type AgentTool, type Model } from "../../src/index.js";
+import { emptyUsage } from "../../src/model/assistant-message.js";
+import type { AssistantMessage, AssistantMessageEvent, StreamFn } from "../../src/model/messages.js";
 import { traceAgent } from "../../src/otel/index.js";
 import { fauxProvider, fauxText, fauxToolCall } from "../../src/testing/index.js";
 import { attributeKeys, delayedTool, instantTool, only, recorder, textResult, tree, user, when } from "./support.js";
@@ -154,6 +156,22 @@ describe("traceAgent: spans of a run", () => {
     expect(JSON.parse(run.attributes["gen_ai.output.messages"] as string)).toEqual([{ role: "assistant", parts: [{ type: "text", content: "Oslo: 3°C." }], finish_reason: "stop" }]);
   });
 
+  it("(SPEC O2) gen_ai.response.model is the model that served the answer (responseModel) when the provider reports one; request model stays", () => {
+    const { provider, spans } = recorder();
+    const model: Model = { id: "faux-1", api: "faux", provider: "faux" };
+    const answer = (responseModel?: string): StreamFn => (m) => {
+      const message: AssistantMessage = { role: "assistant", content: [{ type: "text", text: "hi" }], api: m.api, provider: m.provider, model: m.id, usage: emptyUsage(), stopReason: "stop", timestamp: 0 };
+      const served = responseModel === undefined ? message : ({ ...message, responseModel } as AssistantMessage);
+      return of<AssistantMessageEvent[]>({ type: "start", partial: served }, { type: "done", reason: "stop", message: served });
+    };
+    for (const streamFn of [answer("faux-1-2026-01-15"), answer()]) {
+      agentLoop([user("go")], { messages: [] }, { model }, undefined, streamFn).pipe(traceAgent({ tracerProvider: provider, model })).subscribe();
+    }
+    const [served, plain] = spans().filter((s) => s.name === "chat faux-1");
+    expect(served!.attributes).toMatchObject({ "gen_ai.request.model": "faux-1", "gen_ai.response.model": "faux-1-2026-01-15" });
+    expect(plain!.attributes).toMatchObject({ "gen_ai.request.model": "faux-1", "gen_ai.response.model": "faux-1" });
+  });
+
   it("(SPEC O1) a parent context given is the run span's parent", () => {
     const { provider, spans } = recorder();
     const parent = provider.getTracer("app").startSpan("http request");
@@ -219,7 +237,7 @@ describe("traceAgent: spans of a run", () => {
 });
 
 describe("traceAgent: failures, aborts and cancellation end every span", () => {
-  it("(SPEC O3) a provider error fails the chat span and the run span (error.type provider_error)", () => {
+  it("(SPEC O4) a provider error fails the chat span and the run span (error.type provider_error)", () => {
     const { provider, spans, open } = recorder();
     const faux = fauxProvider([{ content: [], stopReason: "error", errorMessage: "HTTP 500: upstream down" }]);
     agentLoop([user("go")], { messages: [] }, { model: faux.model }, undefined, faux).pipe(traceAgent({ tracerProvider: provider })).subscribe();
@@ -233,7 +251,7 @@ describe("traceAgent: failures, aborts and cancellation end every span", () => {
     expect(open()).toEqual([]);
   });
 
-  it("(SPEC O3) a provider that throws still yields one failed chat span (SPEC M4)", () => {
+  it("(SPEC O4) a provider that throws still yields one failed chat span (SPEC M4)", () => {
     const { provider, spans } = recorder();
     const faux = fauxProvider([{ content: "x", fault: "throw" }]);
     agentLoop([user("go")], { messages: [] }, { model: faux.model }, undefined, faux).pipe(traceAgent({ tracerProvider: provider })).subscribe();
@@ -243,7 +261,7 @@ describe("traceAgent: failures, aborts and cancellation end every span", () => {
     expect(chat.attributes["error.type"]).toBe("provider_error");
   });
 
-  it("(SPEC O3) a tool that throws fails its span only; its error text is content, recorded only on opt-in", async () => {
+  it("(SPEC O4, O2) a tool that throws fails its span only; its error text is content, recorded only on opt-in", async () => {
     for (const captureContent of [false, true]) {
       const { provider, spans } = recorder();
       const broken: AgentTool = { name: "broken", label: "broken", description: "fails", parameters: { type: "object" }, execute: () => Promise.reject(new Error("disk full at /secret/path")) };
@@ -352,5 +370,73 @@ describe("traceAgent: failures, aborts and cancellation end every span", () => {
     agentLoop([user("go")], { messages: [] }, { model: faux.model }, undefined, faux).pipe(traceAgent({ tracerProvider: provider }), take(3)).subscribe();
     expect(open()).toEqual([]);
     expect(spans().filter((s) => s.name === "invoke_agent").map((s) => s.attributes["error.type"])).toEqual(["TypeError", "cancelled"]);
+  });
+
+  it("(SPEC O4, O3) an option reader that throws mid-run (tools) ends the run's open spans as tracing_error; the events pass untouched", () => {
+    const { provider, spans, open } = recorder();
+    const faux = fauxProvider([{ content: [fauxToolCall("a", {}), fauxToolCall("b", {})] }, { content: "done" }]);
+    const before: AgentEvent[] = [];
+    const after: AgentEvent[] = [];
+    agentLoop([user("go")], { messages: [], tools: [instantTool("a"), instantTool("b")] }, { model: faux.model }, undefined, faux)
+      .pipe(
+        tap((event) => before.push(event)),
+        traceAgent({
+          tracerProvider: provider,
+          tools: () => {
+            throw new Error("the tool registry is gone");
+          },
+        }),
+        tap((event) => after.push(event)),
+      )
+      .subscribe();
+    expect(after.at(-1)?.type).toBe("agent_end");
+    expect(after.length).toBe(before.length);
+    after.forEach((event, i) => expect(event).toBe(before[i]));
+    expect(open()).toEqual([]);
+    // The first answer's chat span had ended; tracing failed at the first tool call and stopped there.
+    expect(tree(spans())).toEqual(["invoke_agent", "  chat faux-1"]);
+    const run = only(spans(), "invoke_agent");
+    expect(run.attributes).toMatchObject({ "error.type": "tracing_error", "rxagent.tracing_stopped": true });
+    expect(run.status).toEqual({ code: SpanStatusCode.ERROR, message: "Tracing this run failed: the tool registry is gone" });
+    expect(only(spans(), "chat faux-1").status.code).toBe(SpanStatusCode.UNSET);
+  });
+
+  it("(SPEC O4) a history reader that throws at agent_start ends the run span it had opened; the run is not traced further", () => {
+    const { provider, spans, open } = recorder();
+    const faux = fauxProvider([{ content: "hi" }]);
+    const seen: string[] = [];
+    agentLoop([user("go")], { messages: [] }, { model: faux.model }, undefined, faux)
+      .pipe(
+        traceAgent({
+          tracerProvider: provider,
+          captureContent: true,
+          history: () => {
+            throw new Error("no transcript");
+          },
+        }),
+      )
+      .subscribe((event) => seen.push(event.type));
+    expect(seen.at(-1)).toBe("agent_end");
+    expect(open()).toEqual([]);
+    expect(tree(spans())).toEqual(["invoke_agent"]);
+    expect(only(spans(), "invoke_agent").attributes["error.type"]).toBe("tracing_error");
+  });
+
+  it("(SPEC O4) a clock that starts throwing mid-run: every open span still ends (dated by the SDK), none is left open", () => {
+    const { provider, spans, open } = recorder();
+    const scheduler = newScheduler();
+    let reads = 0;
+    scheduler.run(({ expectObservable }) => {
+      const { run$ } = parallelRun(scheduler);
+      const now = () => {
+        // Five good readings (the run span, the first request), then broken: spans are open at that moment.
+        if (++reads > 5) throw new Error("clock gone");
+        return scheduler.now();
+      };
+      expectObservable(run$.pipe(traceAgent({ tracerProvider: provider, now }), filter((e) => e.type === "agent_end"), map(() => "z"))).toBe("41ms (z|)");
+    });
+    expect(reads).toBeGreaterThan(5);
+    expect(open()).toEqual([]);
+    expect(only(spans(), "invoke_agent").attributes["error.type"]).toBe("tracing_error");
   });
 });

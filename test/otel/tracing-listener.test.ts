@@ -126,6 +126,53 @@ describe("instrumentAgent", () => {
   });
 });
 
+describe("instrumentAgent: options", () => {
+  it("(SPEC O1, O2) an option given as undefined leaves the Agent's own value in place (model, tools, session)", () => {
+    const { provider, spans } = recorder();
+    const scheduler = newScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const agent = parallelAgent(scheduler);
+      instrumentAgent(agent, { tracerProvider: provider, agentName: "helper", conversationId: undefined, model: undefined, tools: undefined, history: undefined });
+      expectObservable(agent.prompt$("go").pipe(ignoreElements())).toBe("41ms |", undefined);
+    });
+    const all = spans();
+    expect(only(all, "invoke_agent helper").attributes).toMatchObject({ "gen_ai.conversation.id": "sess-1", "gen_ai.request.model": "faux-1", "server.port": 8080 });
+    expect(only(all, "execute_tool slow").attributes["gen_ai.tool.description"]).toBe("Takes its time.");
+  });
+
+  it("(SPEC O1) an option given wins over the Agent's value", () => {
+    const { provider, spans } = recorder();
+    const scheduler = newScheduler();
+    scheduler.run(({ expectObservable }) => {
+      const agent = parallelAgent(scheduler);
+      instrumentAgent(agent, { tracerProvider: provider, conversationId: "thread-9", tools: [{ name: "slow", description: "Given." }] });
+      expectObservable(agent.prompt$("go").pipe(ignoreElements())).toBe("41ms |", undefined);
+    });
+    expect(only(spans(), "invoke_agent").attributes["gen_ai.conversation.id"]).toBe("thread-9");
+    expect(only(spans(), "execute_tool slow").attributes["gen_ai.tool.description"]).toBe("Given.");
+  });
+
+  it("(SPEC O4) tracing that fails mid-run (a tools reader that throws) ends the open spans; the Agent's run is untouched", () => {
+    const { provider, spans, open } = recorder();
+    const scheduler = newScheduler();
+    let agent!: Agent;
+    scheduler.run(({ expectObservable }) => {
+      agent = parallelAgent(scheduler);
+      const tools = () => {
+        throw new Error("registry gone");
+      };
+      instrumentAgent(agent, { tracerProvider: provider, agentName: "helper", tools, now: () => scheduler.now() });
+      expectObservable(agent.prompt$("go").pipe(ignoreElements())).toBe("41ms |", undefined);
+    });
+    expect(open()).toEqual([]);
+    expect(agent.state.messages.length).toBe(6); // system, user, assistant, two results, assistant
+    const run = only(spans(), "invoke_agent helper");
+    expect(run.attributes["error.type"]).toBe("tracing_error");
+    // Ended when tracing failed, at the first tool call (frame 7), not at the run's end.
+    expect(when(run).end).toBe(7);
+  });
+});
+
 describe("tracingListener", () => {
   it("(SPEC O1) agent.subscribe(tracingListener(...)) traces with the options given; close() ends a run left open", () => {
     const { provider, spans, open } = recorder();

@@ -38,6 +38,7 @@ export type AiSdkReasoningMap = (level: Exclude<ThinkingLevel, "off"> | undefine
  * defaultAiSdkReasoning("high", model); // "high"
  * defaultAiSdkReasoning(undefined, model); // undefined: the provider's default
  * ```
+ * @internal
  */
 export const defaultAiSdkReasoning: AiSdkReasoningMap = (level) => level;
 
@@ -51,6 +52,7 @@ export const defaultAiSdkReasoning: AiSdkReasoningMap = (level) => level;
  * const call = buildAiSdkCall(model, context.messages, { maxTokens: 512, reasoning: "low" });
  * const { stream } = await languageModel.doStream({ ...call, abortSignal });
  * ```
+ * @internal
  */
 export function buildAiSdkCall(
   model: Model,

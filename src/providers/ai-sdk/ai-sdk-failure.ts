@@ -6,6 +6,7 @@
  * itself tells them apart across package versions), so nothing of `@ai-sdk/provider` is
  * needed at run time.
  *
+ * @internal
  * @module
  */
 import { describeError } from "../../model/describe-error.js";

@@ -1,6 +1,7 @@
 /**
  * AI SDK finish reasons → rxagent stop reasons.
  *
+ * @internal
  * @module
  */
 import type { DoneReason } from "../shared/message-builder.js";

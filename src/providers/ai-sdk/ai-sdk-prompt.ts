@@ -7,6 +7,7 @@
  * providers reject unanswered calls. Provider metadata kept in the signature fields goes back
  * as `providerOptions` only to the model that wrote it.
  *
+ * @internal
  * @module
  */
 import type { AssistantMessage, ImageContent, Message, Model, TextContent, Tool, ToolCall, ToolResultMessage } from "../../model/messages.js";

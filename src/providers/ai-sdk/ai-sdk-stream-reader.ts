@@ -8,11 +8,13 @@
  * their results. The `finish` part gives the usage and the stop reason; the closing events
  * follow when the stream ends.
  *
+ * @internal
  * @module
  */
-import type { AssistantMessageEvent, Model, ToolCall } from "../../model/messages.js";
+import { describeError } from "../../model/describe-error.js";
+import type { AssistantMessage, AssistantMessageEvent, Model, ToolCall } from "../../model/messages.js";
 import type { AssistantMessageBuilder } from "../shared/message-builder.js";
-import { StreamFailure } from "../shared/stream-failure.js";
+import { StreamFailure, truncate } from "../shared/stream-failure.js";
 import { parseFinalArguments } from "../shared/tool-arguments.js";
 import { describeAiSdkFailure } from "./ai-sdk-failure.js";
 import { toStopReason } from "./ai-sdk-finish-reason.js";
@@ -28,13 +30,18 @@ interface OpenBlock {
   metadata: AiSdkProviderMetadata | undefined;
   /** A tool call's input text so far. */
   input: string;
+  /**
+   * A tool call whose input deltas are raw text (`inputEncoding: "text"`), not JSON: they are
+   * not parsed as they stream; the `tool-call` part's JSON `input` gives the arguments.
+   */
+  textInput: boolean;
 }
 
 /**
  * Feeds stream parts into an `AssistantMessageBuilder` (the one `rxagent/openai` uses). `part`
  * returns the events one part produced; `finish` closes the open blocks and returns the final
- * `done` event. An `error` part, a failing finish reason or a stream without `finish` throw a
- * `StreamFailure`.
+ * `done` event. An `error` part, a failing finish reason, a stream without `finish` or an
+ * `onWarnings` that throws throw a `StreamFailure`.
  *
  * @example
  * ```ts
@@ -63,10 +70,10 @@ export class AiSdkStreamReader {
     const part = received as AiSdkKnownStreamPart;
     switch (part.type) {
       case "stream-start":
-        if (part.warnings.length > 0) this.onWarnings?.(part.warnings, this.model);
+        if (part.warnings.length > 0) this.warn(part.warnings);
         return [];
       case "response-metadata":
-        if (part.id && this.builder.partial.responseId === undefined) this.builder.update({ responseId: part.id });
+        this.responseMetadata(part.id, part.modelId);
         return [];
       case "text-start":
       case "reasoning-start":
@@ -82,7 +89,7 @@ export class AiSdkStreamReader {
           this.providerExecuted.add(part.id);
           return [];
         }
-        return this.start("tool", part.id, part.providerMetadata, part.toolName);
+        return this.start("tool", part.id, part.providerMetadata, part.toolName, part.inputEncoding === "text");
       case "tool-input-delta":
         if (this.providerExecuted.has(part.id)) return [];
         return this.delta("tool", part.id, part.delta, part.providerMetadata);
@@ -130,7 +137,29 @@ export class AiSdkStreamReader {
     return count;
   }
 
-  private start(kind: Kind, id: string, metadata: AiSdkProviderMetadata | undefined, toolName = ""): AssistantMessageEvent[] {
+  /** The app's `onWarnings`: a throw there is the app's failure, never the provider's (not retried). */
+  private warn(warnings: AiSdkWarning[]): void {
+    try {
+      this.onWarnings?.(warnings, this.model);
+    } catch (error) {
+      throw new StreamFailure(`fromAiSdk's onWarnings threw: ${truncate(describeError(error), 1000)}`, { kind: "protocol", retryable: false });
+    }
+  }
+
+  /**
+   * The first response id; and the model that served the request as `responseModel` when it is
+   * not the requested id. `model` stays the requested id: it is what the next request compares
+   * to decide whether the message's signatures and reasoning are replayed (SPEC V2).
+   */
+  private responseMetadata(id: string | undefined, modelId: string | undefined): void {
+    const partial = this.builder.partial as AssistantMessage & { responseModel?: string };
+    const fields: Partial<AssistantMessage> & { responseModel?: string } = {};
+    if (id && partial.responseId === undefined) fields.responseId = id;
+    if (modelId && modelId !== this.model.id && partial.responseModel === undefined) fields.responseModel = modelId;
+    if (Object.keys(fields).length > 0) this.builder.update(fields);
+  }
+
+  private start(kind: Kind, id: string, metadata: AiSdkProviderMetadata | undefined, toolName = "", textInput = false): AssistantMessageEvent[] {
     const name = key(kind, id);
     const existing = this.open.get(name);
     if (existing) {
@@ -138,7 +167,7 @@ export class AiSdkStreamReader {
       return [];
     }
     const started = kind === "text" ? this.builder.startText() : kind === "reasoning" ? this.builder.startThinking() : this.builder.startToolCall(id, toolName);
-    this.open.set(name, { index: started.index, metadata: mergeProviderMetadata(undefined, metadata), input: "" });
+    this.open.set(name, { index: started.index, metadata: mergeProviderMetadata(undefined, metadata), input: "", textInput });
     return [started.event];
   }
 
@@ -152,7 +181,9 @@ export class AiSdkStreamReader {
     else if (kind === "reasoning") events.push(this.builder.appendThinking(block.index, delta));
     else {
       block.input += delta;
-      events.push(this.builder.appendToolArguments(block.index, delta));
+      // Raw text is no JSON document to read arguments from: the partial keeps its `{}` until the tool-call part.
+      if (block.textInput) events.push({ type: "toolcall_delta", contentIndex: block.index, delta, partial: this.builder.partial });
+      else events.push(this.builder.appendToolArguments(block.index, delta));
     }
     return events;
   }
@@ -186,7 +217,11 @@ export class AiSdkStreamReader {
   private close(block: OpenBlock): AssistantMessageEvent {
     const current = this.builder.partial.content[block.index];
     const signature = encodeProviderMetadata(block.metadata);
-    if (current?.type === "toolCall") return this.builder.endBlock(block.index, finalToolCall(current.id, current.name, block.input, block.metadata));
+    if (current?.type === "toolCall") {
+      // A text-encoded call cut off before its tool-call part: its text stands as the JSON string the part would have carried.
+      const input = block.textInput ? JSON.stringify(block.input) : block.input;
+      return this.builder.endBlock(block.index, finalToolCall(current.id, current.name, input, block.metadata));
+    }
     if (signature !== undefined && current?.type === "text") this.builder.signText(block.index, signature);
     if (signature !== undefined && current?.type === "thinking") this.builder.signThinking(block.index, signature);
     return this.builder.endBlock(block.index);

@@ -215,7 +215,7 @@ export type AiSdkKnownStreamPart =
   | ({ type: "reasoning-start"; id: string } & WithMetadata)
   | ({ type: "reasoning-delta"; id: string; delta: string } & WithMetadata)
   | ({ type: "reasoning-end"; id: string } & WithMetadata)
-  | ({ type: "tool-input-start"; id: string; toolName: string; providerExecuted?: boolean | undefined } & WithMetadata)
+  | ({ type: "tool-input-start"; id: string; toolName: string; inputEncoding?: "json" | "text" | undefined; providerExecuted?: boolean | undefined } & WithMetadata)
   | ({ type: "tool-input-delta"; id: string; delta: string } & WithMetadata)
   | ({ type: "tool-input-end"; id: string } & WithMetadata)
   | ({ type: "tool-call"; toolCallId: string; toolName: string; input: string; providerExecuted?: boolean | undefined } & WithMetadata)

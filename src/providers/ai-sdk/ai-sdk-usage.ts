@@ -1,6 +1,7 @@
 /**
  * AI SDK token usage → rxagent `Usage`.
  *
+ * @internal
  * @module
  */
 import { emptyUsage } from "../../model/assistant-message.js";

@@ -12,13 +12,13 @@
  *
  * @module
  */
-import type { Observable } from "rxjs";
 import { failedAssistantMessage } from "../../model/assistant-message.js";
+import { describeError } from "../../model/describe-error.js";
 import type { AssistantMessage, AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../../model/messages.js";
 import { fromAbortableRun } from "../shared/abortable-run.js";
 import { AssistantMessageBuilder } from "../shared/message-builder.js";
-import { recordProviderFailure } from "../shared/provider-failure.js";
-import { StreamFailure } from "../shared/stream-failure.js";
+import { type ProviderFailure, recordProviderFailure } from "../shared/provider-failure.js";
+import { StreamFailure, truncate } from "../shared/stream-failure.js";
 import { buildAiSdkCall, type AiSdkCallSettings, type AiSdkReasoningMap } from "./ai-sdk-call.js";
 import { describeAiSdkFailure } from "./ai-sdk-failure.js";
 import { AiSdkStreamReader } from "./ai-sdk-stream-reader.js";
@@ -129,32 +129,22 @@ export function fromAiSdk(source: AiSdkLanguageModel | AiSdkModelResolver, optio
     const languageModel = checkVersion(source);
     resolve = () => languageModel;
   }
-  return (model, context, streamOptions) => streamAiSdk(resolve, options, model, context, streamOptions);
-}
-
-/**
- * One AI SDK call as a cold Observable of provider events. This is what the `StreamFn` of
- * {@link fromAiSdk} returns (see its diagram).
- *
- * @example
- * ```ts
- * streamAiSdk(() => claude, {}, aiSdkModel(claude), context, { signal }).subscribe((event) => console.log(event.type));
- * ```
- */
-export function streamAiSdk(
-  resolve: AiSdkModelResolver,
-  options: FromAiSdkOptions,
-  model: Model,
-  context: LlmContext,
-  streamOptions: StreamOptions = {},
-): Observable<AssistantMessageEvent> {
-  return fromAbortableRun<AssistantMessageEvent>((emit, signal) => run(resolve, options, model, context, streamOptions, emit, signal), streamOptions.signal);
+  return (model: Model, context: LlmContext, streamOptions: StreamOptions = {}) =>
+    fromAbortableRun<AssistantMessageEvent>((emit, signal) => run(resolve, options, model, context, streamOptions, emit, signal), streamOptions.signal);
 }
 
 /** The time on the request's scheduler, else the wall clock. */
 function now(options: StreamOptions): number {
   return options.scheduler?.now() ?? Date.now();
 }
+
+/**
+ * Where a call failed, which decides how its failure is classified: before or in `doStream`
+ * (`call`), reading the model's stream (`read`: the provider's own failures, a body that broke
+ * off), or handling what was read (`handle`: a hook of the app or the bridge itself threw, or a
+ * part it could not take; never worth a retry).
+ */
+type Phase = "call" | "read" | "handle";
 
 /** One call: resolve the model, `doStream`, read the parts; every outcome ends in one final event. */
 async function run(
@@ -176,14 +166,18 @@ async function run(
     emit(event);
     if ("partial" in event) shown = event.partial;
   };
-  let phase: "call" | "read" = "call";
+  let phase: Phase = "call";
   try {
     if (signal.aborted) throw signal.reason;
-    const languageModel = checkVersion(await resolve(model, streamOptions));
+    const resolved: unknown = await resolve(model, streamOptions);
+    // Aborted while the resolver ran (SPEC V5): no request, nor the hooks that prepare one.
+    if (signal.aborted) throw signal.reason;
+    const languageModel = checkVersion(resolved);
     let call = buildAiSdkCall(model, context.messages, streamOptions, options.callOptions, options.reasoning);
     call = options.onRequest?.(call, model) ?? call;
+    if (signal.aborted) throw signal.reason;
     const result = await languageModel.doStream({ ...call, abortSignal: signal });
-    phase = "read";
+    phase = "handle";
     const reader = result.stream.getReader();
     // Cancelling the reader tells the provider's stream to stop reading the response body.
     const cancel = () => void reader.cancel(signal.reason).catch(() => undefined);
@@ -193,7 +187,9 @@ async function run(
       emitLive(builder.start());
       const parts = new AiSdkStreamReader(builder, model, clock, options.onWarnings);
       for (;;) {
+        phase = "read";
         const next = await reader.read();
+        phase = "handle";
         if (next.done) break;
         if (signal.aborted) throw signal.reason;
         for (const event of parts.part(next.value)) emitLive(event);
@@ -215,7 +211,7 @@ async function run(
  */
 function failureEvent(
   error: unknown,
-  phase: "call" | "read",
+  phase: Phase,
   model: Model,
   builder: AssistantMessageBuilder,
   shown: AssistantMessage | undefined,
@@ -225,8 +221,22 @@ function failureEvent(
   if (signal.aborted) {
     return { type: "error", reason: "aborted", error: failedAssistantMessage(model, "Request was aborted", "aborted", builder.partial.timestamp, shown) };
   }
-  const { message, failure } = error instanceof StreamFailure ? { message: error.message, failure: error.failure } : describeAiSdkFailure(error, phase, at);
+  const { message, failure } =
+    error instanceof StreamFailure
+      ? { message: error.message, failure: error.failure }
+      : phase === "handle"
+        ? handlingFailure(error)
+        : describeAiSdkFailure(error, phase, at);
   const event = builder.fail("error", message);
   if (failure) recordProviderFailure(event.error, failure);
   return event;
+}
+
+/**
+ * A failure of the bridge's own handling of the stream (a part it could not take, a stream
+ * result without a stream): recorded as not retryable, so neither `withRetry` nor the wording of
+ * the error (a `TypeError`, the word "network") makes it look transient.
+ */
+function handlingFailure(error: unknown): { message: string; failure: ProviderFailure } {
+  return { message: `rxagent/ai-sdk could not handle the model's stream: ${truncate(describeError(error), 1000)}`, failure: { kind: "protocol", retryable: false } };
 }

@@ -17,8 +17,9 @@
  * ```
  * @module
  */
-export { AI_SDK_API, aiSdkModel, fromAiSdk, streamAiSdk, type AiSdkModelResolver, type FromAiSdkOptions } from "./from-ai-sdk.js";
-export { buildAiSdkCall, defaultAiSdkReasoning, type AiSdkCallSettings, type AiSdkReasoningMap } from "./ai-sdk-call.js";
+export { AI_SDK_API, aiSdkModel, fromAiSdk, type AiSdkModelResolver, type FromAiSdkOptions } from "./from-ai-sdk.js";
+export type { AiSdkCallSettings, AiSdkReasoningMap } from "./ai-sdk-call.js";
+// The SDK's model interface as the bridge states it: the types of a model, of the options and of the hooks' arguments.
 export type {
   AiSdkCallOptions,
   AiSdkFinishReason,
@@ -32,10 +33,4 @@ export type {
   AiSdkUsage,
   AiSdkWarning,
 } from "./ai-sdk-types.js";
-export { toAiSdkPrompt, toAiSdkTool, toAiSdkTools, toToolResultOutput } from "./ai-sdk-prompt.js";
-export { AiSdkStreamReader } from "./ai-sdk-stream-reader.js";
-export { fromAiSdkUsage } from "./ai-sdk-usage.js";
-export { toStopReason } from "./ai-sdk-finish-reason.js";
-export { describeAiSdkFailure, type AiSdkFailure } from "./ai-sdk-failure.js";
-export { decodeProviderMetadata, encodeProviderMetadata, mergeProviderMetadata } from "./provider-metadata.js";
 export { getProviderFailure, type ProviderFailure, type ProviderFailureKind } from "../shared/provider-failure.js";

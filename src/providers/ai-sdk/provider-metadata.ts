@@ -8,6 +8,7 @@
  * `thoughtSignature`), which is where the metadata travels: as JSON, so it survives sessions
  * and the proxy unchanged.
  *
+ * @internal
  * @module
  */
 import type { AiSdkProviderMetadata } from "./ai-sdk-types.js";

@@ -39,6 +39,16 @@ describe("the rxagent/ai-sdk entry (V1)", () => {
     expect(imports.filter((i) => !i.typeOnly && !RUNTIME_PACKAGES.has(i.specifier))).toEqual([]);
   });
 
+  it("V1 · exports what an app uses (fromAiSdk, aiSdkModel, AI_SDK_API, getProviderFailure and the types), none of the bridge's internals", async () => {
+    const entry = await import("../../../src/providers/ai-sdk/index.js");
+    expect(Object.keys(entry).sort()).toEqual(["AI_SDK_API", "aiSdkModel", "fromAiSdk", "getProviderFailure"]);
+    // The entry's value exports, as written: no re-export of a module the app has no use for.
+    const source = readFileSync(resolve(SRC, "providers/ai-sdk/index.ts"), "utf8");
+    for (const internal of ["ai-sdk-stream-reader", "ai-sdk-usage", "ai-sdk-finish-reason", "ai-sdk-failure", "provider-metadata", "ai-sdk-prompt"]) {
+      expect(source, internal).not.toContain(`./${internal}.js`);
+    }
+  });
+
   it("V1 · reaches no Node-only API", () => {
     expect(files).toContain("providers/ai-sdk/from-ai-sdk.ts");
     for (const file of files) {

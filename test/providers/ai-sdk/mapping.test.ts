@@ -4,14 +4,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { APICallError } from "@ai-sdk/provider";
-import {
-  decodeProviderMetadata,
-  describeAiSdkFailure,
-  encodeProviderMetadata,
-  fromAiSdkUsage,
-  mergeProviderMetadata,
-  toStopReason,
-} from "../../../src/providers/ai-sdk/index.js";
+// Internal modules: the entry exports none of them (V1).
+import { describeAiSdkFailure } from "../../../src/providers/ai-sdk/ai-sdk-failure.js";
+import { toStopReason } from "../../../src/providers/ai-sdk/ai-sdk-finish-reason.js";
+import { fromAiSdkUsage } from "../../../src/providers/ai-sdk/ai-sdk-usage.js";
+import { decodeProviderMetadata, encodeProviderMetadata, mergeProviderMetadata } from "../../../src/providers/ai-sdk/provider-metadata.js";
 import { StreamFailure } from "../../../src/providers/shared/stream-failure.js";
 
 describe("fromAiSdkUsage (V3)", () => {

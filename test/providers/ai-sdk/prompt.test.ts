@@ -3,7 +3,9 @@
  * prompt, the declared tools, and the call options of one request.
  */
 import { describe, expect, it } from "vitest";
-import { buildAiSdkCall, toAiSdkPrompt, toAiSdkTools, toToolResultOutput } from "../../../src/providers/ai-sdk/index.js";
+// Internal modules: the entry exports none of them (V1).
+import { buildAiSdkCall } from "../../../src/providers/ai-sdk/ai-sdk-call.js";
+import { toAiSdkPrompt, toAiSdkTools, toToolResultOutput } from "../../../src/providers/ai-sdk/ai-sdk-prompt.js";
 import type { AssistantMessage, Message, Model, ToolResultMessage } from "../../../src/model/messages.js";
 import { emptyUsage } from "../../../src/model/assistant-message.js";
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { lastValueFrom, toArray } from "rxjs";
 import type { LanguageModelV4, LanguageModelV4StreamPart, SharedV4Warning } from "@ai-sdk/provider";
 import { aiSdkModel, fromAiSdk } from "../../../src/providers/ai-sdk/index.js";
+import { withRetry } from "../../../src/providers/retry/index.js";
 import { getProviderFailure } from "../../../src/providers/shared/provider-failure.js";
 import type { AssistantMessageEvent, LlmContext, StreamFn, StreamOptions, ThinkingContent, ToolCall } from "../../../src/model/messages.js";
 import { callStreamFn } from "../../../src/stream/stream-fn-call.js";
@@ -174,6 +175,71 @@ describe("fromAiSdk: stream parts → events (V3, SPEC M4)", () => {
   });
 });
 
+describe("fromAiSdk: the served model and raw-text tool input (V2, V3)", () => {
+  it("V3 · response-metadata's modelId is the message's responseModel; model stays the requested id, so the next request still replays the reasoning (V2)", async () => {
+    const model = scriptedModel(
+      [
+        { type: "response-metadata", id: "resp_1", modelId: "scripted-1-2026-01-15" },
+        { type: "reasoning-start", id: "r", providerMetadata: { scripted: { signature: "sig-1" } } },
+        { type: "reasoning-delta", id: "r", delta: "think" },
+        { type: "reasoning-end", id: "r" },
+        ...text("t", "ok"),
+        { type: "response-metadata", modelId: "scripted-1-other" },
+        finish(),
+      ],
+      [...text("t", "again"), finish()],
+    );
+    const streamFn = fromAiSdk(model);
+    const first = finalMessage(await run(streamFn, model));
+    expect(first).toMatchObject({ model: "scripted-1", responseModel: "scripted-1-2026-01-15", responseId: "resp_1" });
+
+    const next: LlmContext = { messages: [...context.messages, first, { role: "user", content: "more", timestamp: 3 }] };
+    await lastValueFrom(callStreamFn(streamFn, aiSdkModel(model), next, {}).pipe(toArray()));
+    expect(model.calls[1]!.prompt[1]).toEqual({
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: "think", providerOptions: { scripted: { signature: "sig-1" } } },
+        { type: "text", text: "ok" },
+      ],
+    });
+
+    // A provider that reports the requested id adds nothing.
+    const same = scriptedModel([{ type: "response-metadata", modelId: "scripted-1" }, ...text("t", "x"), finish()]);
+    expect(finalMessage(await run(fromAiSdk(same), same))).not.toHaveProperty("responseModel");
+  });
+
+  it("V3 · tool input streamed as raw text (inputEncoding text) is not read as JSON: the partial keeps {} and the tool-call part gives the arguments", async () => {
+    const model = scriptedModel([
+      { type: "tool-input-start", id: "c1", toolName: "write_file", inputEncoding: "text" },
+      { type: "tool-input-delta", id: "c1", delta: '{"name": "pk' },
+      { type: "tool-input-delta", id: "c1", delta: 'g"}' },
+      { type: "tool-input-end", id: "c1" },
+      { type: "tool-call", toolCallId: "c1", toolName: "write_file", input: JSON.stringify({ content: '{"name": "pkg"}' }) },
+      // Cut off before its tool-call part: the text stands as the JSON string the part would have held.
+      { type: "tool-input-start", id: "c2", toolName: "write_file", inputEncoding: "text" },
+      { type: "tool-input-delta", id: "c2", delta: '{"path": "a"}' },
+      finish("tool-calls"),
+    ]);
+    const events = await run(fromAiSdk(model), model);
+    expect(shape(events)).toEqual(["start", "toolcall_start", "toolcall_delta×2", "toolcall_end", "toolcall_start", "toolcall_delta", "toolcall_end", "done"]);
+    const deltas = events.filter((e): e is Extract<AssistantMessageEvent, { type: "toolcall_delta" }> => e.type === "toolcall_delta");
+    expect(deltas.map((e) => e.delta)).toEqual(['{"name": "pk', 'g"}', '{"path": "a"}']);
+    for (const delta of deltas) expect((delta.partial.content[delta.contentIndex] as ToolCall).arguments).toEqual({});
+    const [written, cut] = finalMessage(events).content as ToolCall[];
+    expect(written).toEqual({ type: "toolCall", id: "c1", name: "write_file", arguments: { content: '{"name": "pkg"}' } });
+    expect(cut).toMatchObject({ id: "c2", arguments: {}, argumentsError: expect.stringMatching(/not a JSON object/) });
+
+    // The default encoding is JSON: the same deltas show the arguments as they stream.
+    const json = scriptedModel([
+      { type: "tool-input-start", id: "c1", toolName: "write_file" },
+      { type: "tool-input-delta", id: "c1", delta: '{"name": "pk' },
+      finish("tool-calls"),
+    ]);
+    const jsonDelta = (await run(fromAiSdk(json), json)).find((e) => e.type === "toolcall_delta") as Extract<AssistantMessageEvent, { type: "toolcall_delta" }>;
+    expect((jsonDelta.partial.content[0] as ToolCall).arguments).toEqual({ name: "pk" });
+  });
+});
+
 describe("fromAiSdk: failures (V4, SPEC M4)", () => {
   it("V4 · doStream rejecting or a resolver throwing gives one error event with the error's own words", async () => {
     const rejecting = scriptedModel(() => Promise.reject(new Error("'audio/wav' file parts are not supported")));
@@ -221,6 +287,27 @@ describe("fromAiSdk: failures (V4, SPEC M4)", () => {
     );
     events = await run(fromAiSdk(broken), broken);
     expect(finalMessage(events)).toMatchObject({ stopReason: "error", errorMessage: "Network error while streaming the response: terminated", content: [{ type: "text", text: "par" }] });
+    expect(getProviderFailure(finalMessage(events))).toEqual({ kind: "network", retryable: true });
+  });
+
+  it("V4 · an onWarnings that throws, or a part the bridge cannot take, is not the provider's failure: recorded not retryable, so withRetry makes one call", async () => {
+    const warned = scriptedModel([{ type: "stream-start", warnings: [{ type: "unsupported", feature: "topK" }] }, ...text("t", "ok"), finish()]);
+    const onWarnings = () => {
+      // An app bug: a TypeError, worded like a network failure.
+      throw new TypeError("network log sink is undefined");
+    };
+    const retrying = withRetry(fromAiSdk(warned, { onWarnings }), { initialDelayMs: 1, jitter: 0 });
+    let message = finalMessage(await run(retrying, warned));
+    expect(warned.calls).toHaveLength(1);
+    expect(message).toMatchObject({ stopReason: "error", errorMessage: "fromAiSdk's onWarnings threw: network log sink is undefined" });
+    expect(getProviderFailure(message)).toEqual({ kind: "protocol", retryable: false });
+
+    // A stream-start without its warnings array makes the reader itself throw a TypeError.
+    const malformed = scriptedModel([{ type: "stream-start" } as LanguageModelV4StreamPart, ...text("t", "ok"), finish()]);
+    message = finalMessage(await run(withRetry(fromAiSdk(malformed), { initialDelayMs: 1, jitter: 0 }), malformed));
+    expect(malformed.calls).toHaveLength(1);
+    expect(message.errorMessage).toMatch(/^rxagent\/ai-sdk could not handle the model's stream: /);
+    expect(getProviderFailure(message)).toEqual({ kind: "protocol", retryable: false });
   });
 });
 
@@ -287,6 +374,59 @@ describe("fromAiSdk: teardown and abort (V5, SPEC L10)", () => {
     expect(shape(events)).toEqual(["start", "text_start", "text_delta", "error"]);
     expect(finalMessage(events)).toMatchObject({ stopReason: "aborted", errorMessage: "Request was aborted", content: [{ type: "text", text: "Hel" }] });
     expect(model.calls[0]!.abortSignal!.aborted).toBe(true);
+  });
+
+  it("V5 · aborted while the resolver is pending: no doStream and no onRequest; the request ends aborted", async () => {
+    const model = scriptedModel([...text("t", "x"), finish()]);
+    let requests = 0;
+    let release!: () => void;
+    const pending = new Promise<void>((resolve) => (release = resolve));
+    const streamFn = fromAiSdk(
+      async () => {
+        await pending;
+        return model;
+      },
+      { onRequest: () => void requests++ },
+    );
+    const controller = new AbortController();
+    const result = run(streamFn, model, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    controller.abort();
+    release();
+    const events = await result;
+    expect(shape(events)).toEqual(["error"]);
+    expect(finalMessage(events)).toMatchObject({ stopReason: "aborted", errorMessage: "Request was aborted" });
+    expect(model.calls).toHaveLength(0);
+    expect(requests).toBe(0);
+
+    // Unsubscribing while the resolver is pending: no call either.
+    let late!: () => void;
+    const later = new Promise<void>((resolve) => (late = resolve));
+    const resolved = new Promise<void>((done) => {
+      const subscription = callStreamFn(
+        fromAiSdk(async () => {
+          await later;
+          queueMicrotask(done);
+          return model;
+        }),
+        aiSdkModel(model),
+        context,
+        {},
+      ).subscribe();
+      subscription.unsubscribe();
+      late();
+    });
+    await resolved;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(model.calls).toHaveLength(0);
+  });
+
+  it("V5 · an abort from inside onRequest (a hook that gives up) makes no call", async () => {
+    const model = scriptedModel([...text("t", "x"), finish()]);
+    const controller = new AbortController();
+    const events = await run(fromAiSdk(model, { onRequest: () => controller.abort() }), model, { signal: controller.signal });
+    expect(finalMessage(events).stopReason).toBe("aborted");
+    expect(model.calls).toHaveLength(0);
   });
 
   it("V5 · a stream created but not yet read when the subscriber leaves is cancelled too", async () => {

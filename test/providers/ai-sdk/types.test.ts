@@ -18,10 +18,10 @@ import type {
   SharedV4ProviderOptions,
   SharedV4Warning,
 } from "@ai-sdk/provider";
+import { buildAiSdkCall } from "../../../src/providers/ai-sdk/ai-sdk-call.js";
+import { toAiSdkPrompt } from "../../../src/providers/ai-sdk/ai-sdk-prompt.js";
 import {
-  buildAiSdkCall,
   fromAiSdk,
-  toAiSdkPrompt,
   type AiSdkCallOptions,
   type AiSdkFinishReason,
   type AiSdkLanguageModel,
