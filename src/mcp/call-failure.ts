@@ -17,6 +17,8 @@ export interface CallFailureContext {
   tool: string;
   /** The call's timeout, for the timeout text. */
   timeoutMs: number;
+  /** The app closed the connection (`close()`): a connection that closed is then not the server's failure. */
+  closedByApp?: boolean;
 }
 
 const codeOf = (error: unknown): number | undefined => {
@@ -41,12 +43,15 @@ function clip(text: string, limit = 600): string {
  * // 'MCP server "everything" did not answer "slow" within 500 ms; the request was cancelled. …'
  * ```
  */
-export function callFailureText(error: unknown, { server, tool, timeoutMs }: CallFailureContext): string {
+export function callFailureText(error: unknown, { server, tool, timeoutMs, closedByApp = false }: CallFailureContext): string {
   const code = codeOf(error);
   const reason = describeError(error);
   if (code === REQUEST_TIMEOUT) {
     const total = /maximum total timeout/i.test(reason);
     return `MCP server "${server}" did not answer "${tool}" ${total ? "within its maximum total time" : `within ${timeoutMs} ms`}; the request was cancelled. The server may be busy or hung: try again later, or with less work.`;
+  }
+  if (code === CONNECTION_CLOSED && closedByApp) {
+    return `The app closed its connection to MCP server "${server}" while "${tool}" was running; the call may or may not have taken effect. Its tools cannot be used until the app reconnects.`;
   }
   if (code === CONNECTION_CLOSED) {
     return `The connection to MCP server "${server}" closed while "${tool}" was running (the server stopped or crashed); the call may or may not have taken effect. Its tools cannot be used until the app reconnects.`;

@@ -5,7 +5,7 @@
  *
  * @module rxagent/mcp
  */
-export { connectMcp, McpConnection, type McpClosed, type McpConnectOptions } from "./mcp-connection.js";
+export { connectMcp, DEFAULT_CLOSE_TIMEOUT_MS, McpConnection, type McpClosed, type McpConnectOptions } from "./mcp-connection.js";
 export { connectMcpHttp, type McpHttpOptions } from "./streamable-http.js";
 export {
   CANCEL_REASON,

@@ -8,7 +8,7 @@
 import { catchError, distinctUntilChanged, map, merge, Observable, of, ReplaySubject, Subject, switchMap, takeUntil, throwError } from "rxjs";
 import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ToolListChangedNotificationSchema, type ClientCapabilities, type Implementation } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema, type ClientCapabilities, type Implementation, type ListChangedHandlers } from "@modelcontextprotocol/sdk/types.js";
 import { describeError } from "../model/describe-error.js";
 import { mcpAgentTool, type McpAgentTool, type McpToolDefinition, type McpToolOptions } from "./mcp-tool.js";
 import { uniqueToolNames } from "./tool-name.js";
@@ -21,11 +21,23 @@ export interface McpConnectOptions extends McpToolOptions {
   clientInfo?: Implementation;
   /** Capabilities the client declares (e.g. `roots`); default none. */
   capabilities?: ClientCapabilities;
-  /** Any other SDK client option (`jsonSchemaValidator` for a strict CSP, …). */
-  clientOptions?: Omit<ClientOptions, "capabilities">;
+  /**
+   * Any other SDK client option (`jsonSchemaValidator` for a strict CSP, …). Not
+   * `listChanged.tools`: the SDK would register it in place of the handler `tools$` follows
+   * (subscribe to `tools$` instead); a connect given one rejects with a `TypeError`.
+   */
+  clientOptions?: Omit<ClientOptions, "capabilities" | "listChanged"> & { listChanged?: Omit<ListChangedHandlers, "tools"> };
   /** How long the handshake may take. Default 60 000 ms (the SDK's). */
   connectTimeoutMs?: number;
+  /**
+   * How long `close()` waits for the server's goodbye (an HTTP session's `DELETE`) before it
+   * closes the client anyway. Default {@link DEFAULT_CLOSE_TIMEOUT_MS}.
+   */
+  closeTimeoutMs?: number;
 }
+
+/** How long `close()` waits for the server to confirm the end of its session, by default. */
+export const DEFAULT_CLOSE_TIMEOUT_MS = 2_000;
 
 /** How a connection ended. */
 export interface McpClosed {
@@ -33,20 +45,34 @@ export interface McpClosed {
   by: "app" | "server";
 }
 
+/**
+ * What the SDK client keeps of a listing: each tool's output-schema check and whether it needs
+ * MCP tasks. `listTools()` replaces it with the tools of the page it got, so after several pages
+ * only the last page's tools would have their `structuredContent` checked.
+ */
+type ToolCache = { cacheToolMetadata?: (tools: McpToolDefinition[]) => void };
+
 /** One listing of a server's tools (every page of `tools/list`; a name listed twice counts once). */
 async function listAll(client: Client, signal: AbortSignal): Promise<McpToolDefinition[]> {
   const tools = new Map<string, McpToolDefinition>();
   const seen = new Set<string>();
   let cursor: string | undefined;
+  let pages = 0;
   do {
     const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { signal });
+    pages++;
     for (const tool of page.tools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
     cursor = page.nextCursor;
     // A server that hands out the same cursor again would page forever.
     if (cursor !== undefined && seen.has(cursor)) break;
     if (cursor !== undefined) seen.add(cursor);
   } while (cursor !== undefined);
-  return [...tools.values()];
+  const all = [...tools.values()];
+  // The cache is private to the SDK: it is refilled with every page's tools while the method is
+  // there (SDK 1.x); without it, the SDK's own behaviour stands.
+  const cache = (client as unknown as ToolCache).cacheToolMetadata;
+  if (pages > 1 && typeof cache === "function") cache.call(client, all);
+  return all;
 }
 
 /**
@@ -113,10 +139,16 @@ export class McpConnection<T extends Transport = Transport> {
   private readonly ended = new ReplaySubject<McpClosed>(1);
   private readonly errors = new Subject<Error>();
   /** Set by `close()`: the transport closing now is the app's doing. */
+  private closedByApp = false;
   private closing: Promise<void> | undefined;
   private open = true;
 
-  /** Made by `connectMcp`: the client is connected after `start()`; `beforeClose` runs first in `close()` (an HTTP session's goodbye). */
+  /**
+   * Made by `connectMcp` (and the transport-specific connects): the client is connected after
+   * `start()`; `beforeClose` runs first in `close()` (an HTTP session's goodbye).
+   *
+   * @internal
+   */
   constructor(
     /** The SDK client, for anything beyond tools (resources, prompts, …). */
     readonly client: Client,
@@ -129,7 +161,7 @@ export class McpConnection<T extends Transport = Transport> {
     this.errors$ = this.errors.asObservable();
     this.closed = new Promise((resolve) => this.ended.subscribe(resolve));
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.changes.next());
-    client.onclose = () => this.end(this.closing ? "app" : "server");
+    client.onclose = () => this.end(this.closedByApp ? "app" : "server");
     client.onerror = (error) => this.errors.next(error);
     this.tools$ = merge(of(undefined), this.changes).pipe(
       switchMap(() => abortable((signal) => listAll(client, signal))),
@@ -150,7 +182,11 @@ export class McpConnection<T extends Transport = Transport> {
     return this.open;
   }
 
-  /** Connects the client over the transport (`connectMcp` does); rejects with the reason the handshake failed. */
+  /**
+   * Connects the client over the transport (`connectMcp` does); rejects with the reason the handshake failed.
+   *
+   * @internal
+   */
   async start(): Promise<this> {
     try {
       await this.client.connect(this.transport, this.options.connectTimeoutMs === undefined ? undefined : { timeout: this.options.connectTimeoutMs });
@@ -172,7 +208,9 @@ export class McpConnection<T extends Transport = Transport> {
   async listTools(signal?: AbortSignal): Promise<McpAgentTool[]> {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(signal?.reason);
-    signal?.addEventListener("abort", onAbort);
+    // An aborted signal fires no more events: nothing is sent for it.
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort);
     try {
       return this.toTools(await listAll(this.client, controller.signal));
     } catch (error) {
@@ -184,25 +222,48 @@ export class McpConnection<T extends Transport = Transport> {
 
   /**
    * Closes the connection (for stdio, the server process is ended; for HTTP, the session is
-   * terminated). Calls still running get an error result; `closed` resolves with `{ by: "app" }`.
+   * terminated: `close()` waits `closeTimeoutMs` at most for the server to confirm it). Calls
+   * still running get an error result saying the app closed the connection; `closed` resolves
+   * with `{ by: "app" }`.
    */
   close(): Promise<void> {
     if (!this.open) return Promise.resolve();
-    this.closing ??= this.shutDown();
+    if (!this.closing) {
+      this.closedByApp = true;
+      this.closing = this.shutDown();
+    }
     return this.closing;
   }
 
   private async shutDown(): Promise<void> {
-    try {
-      await this.beforeClose?.();
-    } catch {
-      // Closing anyway: a server that cannot be told goodbye is gone for this client.
-    }
+    if (this.beforeClose) await this.sayGoodbye(this.beforeClose);
     try {
       await this.client.close();
     } finally {
       this.end("app");
     }
+  }
+
+  /**
+   * Runs `goodbye`, waiting `closeTimeoutMs` at most: the HTTP session's `DELETE` shares the
+   * transport's abort signal, which only closing the client aborts, so a server that never
+   * answers it would hold `close()` forever. Failing or late, the connection closes anyway: a
+   * server that cannot be told goodbye is gone for this client.
+   */
+  private async sayGoodbye(goodbye: () => Promise<void>): Promise<void> {
+    const ms = this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.errors.next(new Error(`MCP server "${this.name}" did not confirm the end of its session within ${ms} ms; closing without it.`));
+        resolve();
+      }, ms);
+    });
+    const said = Promise.resolve()
+      .then(goodbye)
+      .catch(() => undefined);
+    await Promise.race([said, late]);
+    clearTimeout(timer);
   }
 
   private end(by: McpClosed["by"]): void {
@@ -222,7 +283,8 @@ export class McpConnection<T extends Transport = Transport> {
       offered.map((tool) => tool.name),
       options.prefix,
     );
-    return offered.map((definition, index) => mcpAgentTool(this.client, definition, { ...options, server: this.name, name: names[index]! }));
+    const closedByApp = (): boolean => this.closedByApp;
+    return offered.map((definition, index) => mcpAgentTool(this.client, definition, { ...options, server: this.name, name: names[index]!, closedByApp }));
   }
 }
 
@@ -236,15 +298,19 @@ export class McpConnection<T extends Transport = Transport> {
  * const server = await connectMcp(new WebSocketClientTransport(new URL("ws://127.0.0.1:3002")), { prefix: "ws_" });
  * ```
  */
-export function connectMcp<T extends Transport>(transport: T, options: McpConnectOptions = {}): Promise<McpConnection<T>> {
+export async function connectMcp<T extends Transport>(transport: T, options: McpConnectOptions = {}): Promise<McpConnection<T>> {
   return new McpConnection(mcpClient(options), transport, options).start();
 }
 
 /**
- * The SDK client a connection uses, from the connect options.
+ * The SDK client a connection uses, from the connect options; throws a `TypeError` for
+ * `clientOptions.listChanged.tools` (see `McpConnectOptions.clientOptions`).
  *
  * @internal
  */
 export function mcpClient(options: McpConnectOptions): Client {
+  if ((options.clientOptions?.listChanged as ListChangedHandlers | undefined)?.tools !== undefined) {
+    throw new TypeError("clientOptions.listChanged.tools is not supported: the SDK would replace the handler McpConnection.tools$ follows. Subscribe to tools$ for the tool list as it changes.");
+  }
   return new Client(options.clientInfo ?? { name: "rxagent", version: "0.1.0" }, { ...options.clientOptions, capabilities: options.capabilities ?? {} });
 }

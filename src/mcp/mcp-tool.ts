@@ -51,7 +51,9 @@ export interface McpToolOptions {
    * tool's schema is compiled with it when the tools are listed; a schema it still cannot check
    * leaves the check to the server (the tool gets a validator that passes the arguments on), so
    * one odd schema does not make `prompt()` reject for every tool. Pass `interpretingValidator`
-   * when the Agent uses it (a strict CSP).
+   * when the Agent uses it (a strict CSP). A validator that cannot run here at all (ajv where
+   * code generation is refused) decides nothing: the tool gets no validator of its own, the
+   * Agent's checks it, and `mcp.checkedBy` is `"agent"`.
    */
   validator?: ArgumentValidator;
   /** Which of the server's tools to offer. Default all (except those that require MCP tasks). */
@@ -66,9 +68,14 @@ export interface McpToolSource {
   name: string;
   /** The tool as the server listed it. */
   definition: McpToolDefinition;
-  /** Who checks the arguments: rxagent's validator, or only the server (its schema did not compile). */
-  checkedBy: "rxagent" | "server";
-  /** Why the schema did not compile, when `checkedBy` is `"server"`. */
+  /**
+   * Who checks the arguments: `"rxagent"`, the `validator` option's (it compiled the schema);
+   * `"server"`, only the server (the schema did not compile); `"agent"`, the Agent's validator,
+   * because the `validator` option's cannot run here (it generates code, which a strict Content
+   * Security Policy refuses).
+   */
+  checkedBy: "rxagent" | "server" | "agent";
+  /** Why the schema did not compile, when `checkedBy` is not `"rxagent"`. */
   schemaError?: string;
 }
 
@@ -92,6 +99,16 @@ export type McpToolCaller = Pick<Client, "callTool">;
 
 /** Lets every argument object through: the server validates (see `McpToolOptions.validator`). */
 export const SERVER_VALIDATED: ArgumentValidator = { name: "mcp-server", compile: () => () => undefined };
+
+/**
+ * Whether a validator failed for want of code generation (`new Function` refused by a CSP, or a
+ * runtime that disallows it), not because of the schema: then the schema says nothing about
+ * whether another validator can check it.
+ */
+function refusedCodeGeneration(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return error.name === "EvalError" || /unsafe-eval|code generation from strings/i.test(error.message);
+}
 
 /** The progress notification as an update: a line for the UI, the fraction in `details.progress`. */
 function progressUpdate(progress: { progress: number; total?: number; message?: string }, server: string, tool: string): AgentToolResult<McpProgressDetails> {
@@ -129,7 +146,16 @@ function progressUpdate(progress: { progress: number; total?: number; message?: 
  * const sum = mcpAgentTool(client, tools.find((tool) => tool.name === "get-sum")!, { server: "everything" });
  * ```
  */
-export function mcpAgentTool(client: McpToolCaller, definition: McpToolDefinition, options: McpToolOptions & { server?: string; name?: string } = {}): McpAgentTool {
+export function mcpAgentTool(
+  client: McpToolCaller,
+  definition: McpToolDefinition,
+  options: McpToolOptions & {
+    server?: string;
+    name?: string;
+    /** Whether the app closed the connection (for the text of a call it cut short). @internal */
+    closedByApp?: () => boolean;
+  } = {},
+): McpAgentTool {
   const server = options.server ?? "mcp";
   const name = options.name ?? mcpToolName(definition.name, options.prefix);
   const parameters = mcpToolParameters(definition.inputSchema);
@@ -137,7 +163,7 @@ export function mcpAgentTool(client: McpToolCaller, definition: McpToolDefinitio
   try {
     (options.validator ?? ajvValidator).compile(parameters, name);
   } catch (error) {
-    source.checkedBy = "server";
+    source.checkedBy = refusedCodeGeneration(error) ? "agent" : "server";
     source.schemaError = describeError(error);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
@@ -179,7 +205,9 @@ export function mcpAgentTool(client: McpToolCaller, definition: McpToolDefinitio
               if (!settled) finish(mcpToolResult(result, { structuredContent: options.structuredContent, server, tool: definition.name }));
             },
             (error: unknown) => {
-              if (!settled) finish({ content: [{ type: "text", text: callFailureText(error, { server, tool: definition.name, timeoutMs }) }], details: { server, tool: definition.name }, isError: true });
+              if (settled) return;
+              const text = callFailureText(error, { server, tool: definition.name, timeoutMs, closedByApp: options.closedByApp?.() ?? false });
+              finish({ content: [{ type: "text", text }], details: { server, tool: definition.name }, isError: true });
             },
           );
         // Aborting after the answer would send a cancellation for a request that is over: the

@@ -5,18 +5,34 @@
  * @module
  */
 import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { cancellingFetch } from "./cancelling-fetch.js";
 import { McpConnection, mcpClient, type McpConnectOptions } from "./mcp-connection.js";
 
-/** Options of {@link connectMcpHttp}: the connection's, and the SDK transport's (`requestInit` for headers, `fetch`, `authProvider`, …). */
+/**
+ * Options of {@link connectMcpHttp}: the connection's, and the SDK transport's (`requestInit` for
+ * headers, `fetch`, `authProvider`, …). A `fetch` of yours is wrapped, not replaced: each
+ * request's POST gets its own abort signal, so a cancelled call's response stream is closed.
+ */
 export interface McpHttpOptions extends McpConnectOptions {
   transport?: StreamableHTTPClientTransportOptions;
+}
+
+/** The page's address, to resolve a relative URL against; none outside a page (Deno without `--location` throws on reading it). */
+function pageAddress(): string | undefined {
+  try {
+    return typeof location === "undefined" ? undefined : location.href;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * Connects to the MCP server at `url` (its Streamable HTTP endpoint, e.g. `…/mcp`; in a page, a
  * relative URL is the page's origin). A page on
  * another origin needs the server to allow it (CORS, with `mcp-session-id` among the exposed
- * headers). `close()` ends the session on the server (`DELETE`), then the client.
+ * headers). A call that is cancelled or times out has its POST closed at once (SPEC MCP4), so
+ * Stop presses do not pile up open connections. `close()` ends the session on the server
+ * (`DELETE`, waited for `closeTimeoutMs` at most), then the client.
  *
  * @example
  * ```ts
@@ -25,10 +41,11 @@ export interface McpHttpOptions extends McpConnectOptions {
  * agent.state.tools = await server.listTools();
  * ```
  */
-export function connectMcpHttp(url: string | URL, options: McpHttpOptions = {}): Promise<McpConnection<StreamableHTTPClientTransport>> {
+export async function connectMcpHttp(url: string | URL, options: McpHttpOptions = {}): Promise<McpConnection<StreamableHTTPClientTransport>> {
   const { transport: transportOptions, ...connectOptions } = options;
+  const client = mcpClient(connectOptions);
   // A relative URL (a page's own origin, through a proxy) resolves against the page.
-  const base = typeof location === "undefined" ? undefined : location.href;
-  const transport = new StreamableHTTPClientTransport(typeof url === "string" ? new URL(url, base) : url, transportOptions);
-  return new McpConnection(mcpClient(connectOptions), transport, connectOptions, () => transport.terminateSession()).start();
+  const address = typeof url === "string" ? new URL(url, pageAddress()) : url;
+  const transport = new StreamableHTTPClientTransport(address, { ...transportOptions, fetch: cancellingFetch(transportOptions?.fetch) });
+  return new McpConnection(client, transport, connectOptions, () => transport.terminateSession()).start();
 }

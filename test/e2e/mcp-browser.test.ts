@@ -14,7 +14,7 @@ import { CANCEL_REASON } from "../../src/mcp/index.js";
 import { ROOT } from "../examples/support.js";
 import { serveFixture } from "../helpers/served-fixture.js";
 import { startEverythingHttp, type HttpEverything } from "../mcp/servers.js";
-import type { McpPage, PageAbort, PageRun } from "./fixtures/mcp-browser/main.js";
+import type { McpPage, PageAbort, PageRun, PageStops } from "./fixtures/mcp-browser/main.js";
 
 const served = serveFixture(join(ROOT, "test/e2e/fixtures/mcp-browser"));
 let server: HttpEverything;
@@ -63,14 +63,22 @@ describe("the MCP client in headless Chromium", () => {
     expect(server.log()).toContain(`Received session termination request for session ${run.sessionId}`);
   });
 
-  it("MCP4 · agent.abort() in the page cancels the call on the server: it never answers the request, and answers the next one", async () => {
+  it("MCP4 · agent.abort() in the page cancels the call: the cancellation is sent, the call's stream is closed (nothing more of it arrives), and the server answers the next call", async () => {
     const opened = await page();
     const aborted = await opened.evaluate((url) => (window as unknown as { rxMcp: McpPage }).rxMcp.abortMidCall(url), server.url) as PageAbort;
     expect(aborted.result).toEqual({ id: "long", text: "Operation aborted", isError: true, blocks: ["text"] });
     expect(aborted.stopReason).toBe("aborted");
     expect(aborted.cancelled).toEqual({ requestId: expect.any(Number), reason: CANCEL_REASON });
-    expect(aborted.progressAfterCancel).toBeGreaterThan(0); // the operation went on on the server…
-    expect(aborted.answered).toBe(false); // …which, told of the cancellation, kept its answer back
+    expect(aborted.progressAfterCancel).toBe(0);
+    expect(aborted.answered).toBe(false);
     expect(aborted.echoAfter).toBe("Echo: still here");
+  });
+
+  it("MCP4 · Stop pressed seven times mid-call: each cancelled call gives its connection back, so the browser's six per server never run out", async () => {
+    const opened = await page();
+    const stops = await opened.evaluate((url) => (window as unknown as { rxMcp: McpPage }).rxMcp.stopPresses(url, 7), server.url) as PageStops;
+    expect(stops.running).toEqual([true, true, true, true, true, true, true]);
+    expect(stops.results.every((result) => result.text === "Operation aborted" && result.isError)).toBe(true);
+    expect(stops.echoAfter).toBe("Echo: still here");
   });
 });

@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { ROOT } from "../examples/support.js";
 
@@ -193,4 +193,53 @@ export async function until(check: () => boolean, what: string, timeoutMs = 15_0
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await sleep(20);
   }
+}
+
+/** One HTTP exchange a {@link trackingFetch} saw. */
+export interface HttpExchange {
+  method: string;
+  /** The `Last-Event-ID` header: a GET that resumes a stream. */
+  lastEventId: string | null;
+  /** The request body, when it was text. */
+  body: string | undefined;
+  status?: number;
+  /** Whether the response body is still open: not read to its end, errored or cancelled. */
+  open: boolean;
+}
+
+/**
+ * The global `fetch`, recording every exchange and whether its response body is still open, as
+ * seen by whoever reads it: the body ends when it is read to the end, errors or is cancelled.
+ */
+export function trackingFetch(): { fetch: FetchLike; exchanges: HttpExchange[]; open(): HttpExchange[] } {
+  const exchanges: HttpExchange[] = [];
+  const tracked: FetchLike = async (url, init) => {
+    const exchange: HttpExchange = { method: (init?.method ?? "GET").toUpperCase(), lastEventId: new Headers(init?.headers).get("last-event-id"), body: typeof init?.body === "string" ? init.body : undefined, open: false };
+    exchanges.push(exchange);
+    const response = await fetch(url, init);
+    exchange.status = response.status;
+    if (!response.body) return response;
+    exchange.open = true;
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const chunk = await reader.read();
+          if (chunk.done) {
+            exchange.open = false;
+            controller.close();
+          } else controller.enqueue(chunk.value);
+        } catch (error) {
+          exchange.open = false;
+          controller.error(error);
+        }
+      },
+      cancel(reason) {
+        exchange.open = false;
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  return { fetch: tracked, exchanges, open: () => exchanges.filter((exchange) => exchange.open) };
 }

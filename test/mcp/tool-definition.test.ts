@@ -1,15 +1,17 @@
 /**
  * An MCP tool definition as an rxagent tool (SPEC MCP1, MCP4): names, schemas in the validators'
- * dialect, the fallback to the server's own check, and when a call's signal is aborted. A
+ * dialect, the fallback to the server's own check (or, where code generation is refused, to the
+ * Agent's validator), and when a call's signal is aborted. A
  * stand-in `callTool` here; the real servers are in the other files of this folder.
  */
 import { firstValueFrom, isObservable, lastValueFrom, toArray, type Observable } from "rxjs";
-import { describe, expect, it } from "vitest";
-import { Agent, interpretingValidator } from "../../src/index.js";
-import { CANCEL_REASON, mcpAgentTool, mcpToolName, mcpToolParameters, MAX_TOOL_NAME_LENGTH, SERVER_VALIDATED, uniqueToolNames, type McpToolCaller, type McpToolDefinition } from "../../src/mcp/index.js";
+import { describe, expect, it, vi } from "vitest";
+import { Agent, interpretingValidator, type ToolResultMessage } from "../../src/index.js";
+import { CANCEL_REASON, mcpAgentTool, mcpToolName, mcpToolParameters, MAX_TOOL_NAME_LENGTH, SERVER_VALIDATED, uniqueToolNames, type McpAgentTool, type McpToolCaller, type McpToolDefinition } from "../../src/mcp/index.js";
 import { ajvValidator } from "../../src/tools/validators/ajv-validator.js";
 import type { AgentToolResult } from "../../src/tools/tool-types.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
+import { until } from "./servers.js";
 
 const def = (name: string, inputSchema: object, extra: Partial<McpToolDefinition> = {}): McpToolDefinition => ({ name, inputSchema: inputSchema as McpToolDefinition["inputSchema"], ...extra });
 
@@ -123,6 +125,43 @@ describe("mcpAgentTool (SPEC MCP1, MCP4)", () => {
     expect(calls[0]!.params.arguments).toEqual({ id: 7 });
     calls[0]!.resolve({ content: [{ type: "text", text: "found" }] });
     await prompted;
+    expect(agent.state.errorMessage).toBeUndefined();
+  });
+
+  it("MCP1 · where code generation is refused (a strict CSP), the default validator decides nothing: the tool has no validator of its own and the Agent's checks the arguments", async () => {
+    const { client, calls } = caller();
+    // A fresh module graph: the ajv instance this test leaves behind (it never worked) is its own.
+    vi.resetModules();
+    const fresh = await import("../../src/mcp/mcp-tool.js");
+    const refuse = function (): never {
+      throw new EvalError("Refused to evaluate a string as JavaScript because 'unsafe-eval' is not an allowed source of script");
+    };
+    const trap = vi.spyOn(globalThis, "Function").mockImplementation(refuse as never);
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {}); // ajv logs the code it could not compile
+    let tool: McpAgentTool;
+    try {
+      tool = fresh.mcpAgentTool(client, def("count", { type: "object", properties: { n: { type: "number", minimum: 17 } }, required: ["n"] }), { server: "s" });
+    } finally {
+      trap.mockRestore();
+      logged.mockRestore();
+    }
+    expect(tool.mcp.checkedBy).toBe("agent");
+    expect(tool.mcp.schemaError).toMatch(/unsafe-eval/);
+    expect(tool.validator).toBeUndefined();
+    // The Agent's interpreting validator decides: arguments it refuses never reach the server, the others are coerced.
+    const provider = fauxProvider([{ content: [fauxToolCall("count", { n: 3 }, "low"), fauxToolCall("count", { n: "20" }, "good")] }, { content: "ok" }]);
+    const agent = new Agent({ streamFn: provider, validator: interpretingValidator, initialState: { model: provider.model, tools: [tool] } });
+    const prompted = agent.prompt("go");
+    await until(() => calls.length === 1, "the valid call to reach the server");
+    expect(calls[0]!.params.arguments).toEqual({ n: 20 });
+    calls[0]!.resolve({ content: [{ type: "text", text: "counted" }] });
+    await prompted;
+    const results = agent.state.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
+    expect(results.map((m) => [m.toolCallId, m.isError])).toEqual([
+      ["low", true],
+      ["good", false],
+    ]);
+    expect(calls).toHaveLength(1);
     expect(agent.state.errorMessage).toBeUndefined();
   });
 

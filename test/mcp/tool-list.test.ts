@@ -3,21 +3,23 @@
  * (linked by the SDK's in-memory transport), whose list the test changes at will (SPEC MCP2):
  * it lists on subscribe and after each `list_changed`, emits only when the list differs,
  * follows every page of `tools/list`, completes when the connection closes, and errors, naming
- * the server, when a listing fails.
+ * the server, when a listing fails. Also what the connect options may not do, and the output
+ * schema check across pages (SPEC MCP5).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { firstValueFrom, lastValueFrom, toArray } from "rxjs";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { firstValueFrom, lastValueFrom, toArray, type Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { connectMcp, type McpConnectOptions } from "../../src/mcp/index.js";
+import { connectMcp, type McpAgentTool, type McpConnectOptions } from "../../src/mcp/index.js";
+import type { AgentToolResult } from "../../src/tools/tool-types.js";
 import { sleep, tapped, until } from "./servers.js";
 
 const tool = (name: string): Tool => ({ name, description: `The ${name} tool.`, inputSchema: { type: "object", properties: {} } });
 
 /** A server whose tool list is `state.tools`, split into pages of `state.pageSize`. */
 async function server(initial: Tool[], options: McpConnectOptions = {}) {
-  const state = { tools: initial, pageSize: 100, fail: false, loop: false, listings: 0 };
+  const state = { tools: initial, pageSize: 100, fail: false, loop: false, listings: 0, answer: undefined as ((name: string) => CallToolResult) | undefined };
   const mcp = new Server({ name: "unit", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
   mcp.setRequestHandler(ListToolsRequestSchema, (request) => {
     state.listings++;
@@ -28,7 +30,7 @@ async function server(initial: Tool[], options: McpConnectOptions = {}) {
     const next = start + state.pageSize;
     return next < state.tools.length ? { tools: page, nextCursor: String(next) } : { tools: page };
   });
-  mcp.setRequestHandler(CallToolRequestSchema, (request) => ({ content: [{ type: "text", text: `called ${request.params.name}` }] }));
+  mcp.setRequestHandler(CallToolRequestSchema, (request) => state.answer?.(request.params.name) ?? { content: [{ type: "text", text: `called ${request.params.name}` }] });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await mcp.connect(serverSide);
   const transport = tapped(clientSide);
@@ -37,6 +39,7 @@ async function server(initial: Tool[], options: McpConnectOptions = {}) {
 }
 
 const names = (tools: { name: string }[]) => tools.map((t) => t.name);
+const callOnce = (tool: McpAgentTool) => firstValueFrom(tool.execute("c", {}, new AbortController().signal, () => {}) as Observable<AgentToolResult<unknown>>);
 
 describe("tools$ (SPEC MCP2)", () => {
   it("MCP2 · lists on subscribe, again on each list_changed, and emits only a list that differs", async () => {
@@ -128,6 +131,50 @@ describe("tools$ (SPEC MCP2)", () => {
     expect(only).toMatchObject({ name: "u_keep_me", mcp: { name: "keep.me", server: "unit" } });
     const result = await firstValueFrom(only!.execute("c", {}, new AbortController().signal, () => {}) as never);
     expect(result).toMatchObject({ content: [{ type: "text", text: "called keep.me" }] });
+    await connection.close();
+  });
+
+  it("MCP2 · listTools() with a signal aborted already lists nothing and rejects with the reason", async () => {
+    const { state, connection, wire } = await server([tool("a")]);
+    const stop = new AbortController();
+    stop.abort("not wanted");
+    await expect(connection.listTools(stop.signal)).rejects.toThrow(/^Could not list the tools of MCP server "unit": not wanted$/);
+    expect(state.listings).toBe(0);
+    expect(wire.messages.some((m) => m.direction === "sent" && "method" in m.message && m.message.method === "tools/list")).toBe(false);
+    await connection.close();
+  });
+
+  it("MCP2 · clientOptions.listChanged.tools, which would silently replace the handler tools$ follows, is a TypeError; prompts and resources handlers are the app's", async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const onChanged = () => {};
+    // @ts-expect-error: not in the options type either
+    const refused = connectMcp(clientSide, { connectTimeoutMs: 500, clientOptions: { listChanged: { tools: { onChanged } } } });
+    await expect(refused).rejects.toThrow(TypeError);
+    await expect(refused).rejects.toThrow(/listChanged\.tools .*tools\$/);
+    await serverSide.close();
+
+    const { state, mcp, connection } = await server([tool("a")], { clientOptions: { listChanged: { prompts: { onChanged } } } });
+    const lists: string[][] = [];
+    connection.tools$.subscribe((tools) => lists.push(names(tools)));
+    await until(() => lists.length === 1, "the first listing");
+    state.tools = [tool("a"), tool("b")];
+    await mcp.sendToolListChanged();
+    await until(() => lists.length === 2, "the listing after list_changed");
+    await connection.close();
+  });
+
+  it("MCP5 · the SDK checks structuredContent against the output schema of a tool from every page, not only the last", async () => {
+    const typed = (name: string): Tool => ({ ...tool(name), outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } });
+    const { state, connection } = await server([typed("first"), typed("last")]);
+    state.pageSize = 1;
+    state.answer = () => ({ content: [{ type: "text", text: "n is missing" }], structuredContent: { m: 1 } });
+    const [first, last] = await connection.listTools();
+    expect(state.listings).toBe(2);
+    for (const listed of [first!, last!]) {
+      const result = await callOnce(listed);
+      expect(result.isError, listed.name).toBe(true);
+      expect(result.content[0]).toMatchObject({ text: expect.stringMatching(new RegExp(`^MCP server "unit" answered "${listed.name}" with a result that does not match the tool's own output schema`)) });
+    }
     await connection.close();
   });
 });

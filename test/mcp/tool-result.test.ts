@@ -110,4 +110,10 @@ describe("callFailureText (SPEC MCP5)", () => {
     expect(callFailureText(new TypeError("fetch failed"), context)).toBe('Could not reach MCP server "everything" to run "slow": fetch failed');
     expect(callFailureText("odd", context)).toBe('Calling "slow" on MCP server "everything" failed: odd');
   });
+
+  it("MCP5 · a connection the app closed during the call is said to be the app's doing, not the server's", () => {
+    const closed = mcpError(-32000, "Connection closed");
+    expect(callFailureText(closed, { ...context, closedByApp: true })).toBe('The app closed its connection to MCP server "everything" while "slow" was running; the call may or may not have taken effect. Its tools cannot be used until the app reconnects.');
+    expect(callFailureText(closed, { ...context, closedByApp: false })).toMatch(/\(the server stopped or crashed\)/);
+  });
 });
