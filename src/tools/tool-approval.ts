@@ -81,15 +81,24 @@ export function awaitApproval(
   return andThen(untilAborted(answer, env.signal), (settled) => answered(prepared, settled, env, emitter, go, decided));
 }
 
-/** The answer, or `"aborted"` as soon as the signal fires first. */
+/**
+ * The answer, or `"aborted"` as soon as the signal fires first: one value either way. An abort
+ * that comes while the answer is being handled (from a listener of `tool_approval_end`) is the
+ * run's, not a second answer.
+ */
 function untilAborted(answer: Observable<Answer>, signal: AbortSignal): Observable<Answer> {
   return new Observable<Answer>((subscriber) => {
-    const onAbort = (): void => {
-      subscriber.next("aborted");
+    let settled = false;
+    const settle = (value: Answer): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", onAbort);
+      subscriber.next(value);
       subscriber.complete();
     };
+    const onAbort = (): void => settle("aborted");
     signal.addEventListener("abort", onAbort);
-    const inner = answer.subscribe(subscriber);
+    const inner = answer.subscribe({ next: settle, error: (error: unknown) => subscriber.error(error) });
     return () => {
       signal.removeEventListener("abort", onAbort);
       inner.unsubscribe();

@@ -143,3 +143,23 @@ describe("regressions found by the generator", () => {
     }
   });
 });
+
+describe("run-control regressions found by the generator", () => {
+  const call = (id: string, toolName: "t0" | "t1") => ({ t: "call" as const, id, tool: toolName, args: "valid" as const, behaviour: { kind: "plain" as const, frames: 0, updates: 0, outcome: "ok" as const } });
+
+  it("R1 L10 (seed 1327851409 and 592748912): an abort from the listener of tool_approval_end is not a second answer", () => {
+    for (const via of ["loop", "loop-emit", "agent"] as const) {
+      const base = scenario({
+        via,
+        turns: [{ blocks: [call("c0_0", "t0"), call("c0_1", "t1"), call("c0_2", "t0")], stop: "natural", fault: "none" }],
+        control: { approvals: { c0_1: "approve" }, approvalDelay: 1 },
+      });
+      // The subscriber aborts on the approval's end itself.
+      const index = clean(base).subscriberEvents.findIndex((e) => e.type === "tool_approval_end");
+      expect(index, via).toBeGreaterThan(0);
+      const trace = clean({ ...base, eventActions: [{ index, kind: "abort" }] });
+      const ends = trace.events.filter((e) => e.event.type === "tool_approval_end").length;
+      expect(ends, via).toBe(1);
+    }
+  });
+});
