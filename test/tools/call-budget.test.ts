@@ -1,0 +1,53 @@
+/**
+ * The run's call limits, one call at a time (SPEC R2): the repeated-call breaker's wording at
+ * every ordinal, and what comes after a limit in "end" mode.
+ */
+import { describe, expect, it } from "vitest";
+import { CallBudget } from "../../src/tools/call-budget.js";
+import type { ToolCall } from "../../src/model/messages.js";
+
+const call = (name: string, id: string): ToolCall => ({ type: "toolCall", id, name, arguments: {} });
+
+/** The breaker's text for the Nth identical call in a row. */
+function nth(n: number): string | undefined {
+  const budget = new CallBudget({ maxRepeatedCalls: n, onLimit: "tell" });
+  let refused: string | undefined;
+  for (let i = 1; i <= n; i++) refused = budget.admit(call("echo", `c${i}`), { same: true });
+  return refused;
+}
+
+describe("CallBudget (SPEC R2)", () => {
+  it("R2: the breaker names the call's place in the row, with the right ordinal", () => {
+    const ordinals = Object.fromEntries([2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111].map((n) => [n, /the (\d+\w+) call in a row/.exec(nth(n) ?? "")?.[1]]));
+    expect(ordinals).toEqual({ 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd", 23: "23rd", 101: "101st", 111: "111th" });
+  });
+
+  it("R2: below the limit every call is admitted; the Nth identical one is not", () => {
+    const budget = new CallBudget({ maxRepeatedCalls: 3 });
+    expect(budget.admit(call("echo", "1"), { a: 1 })).toBeUndefined();
+    expect(budget.admit(call("echo", "2"), { a: 1 })).toBeUndefined();
+    expect(budget.admit(call("echo", "3"), { a: 1 })).toMatch(/^Tool call "echo" was not run: it is the 3rd call in a row/);
+  });
+
+  it("R2: after a limit in 'end' mode, every later call — another tool, other arguments — is refused with the reason", () => {
+    const budget = new CallBudget({ maxRepeatedCalls: 2 });
+    budget.admit(call("echo", "1"), {});
+    budget.admit(call("echo", "2"), {});
+    expect(budget.reached).toMatchObject({ limit: "maxRepeatedCalls", value: 2, used: 2 });
+    expect(budget.admit(call("other", "3"), { b: 2 })).toBe('Tool call "other" was not run: the run is ending. The same tool call came 2 times in a row with the same arguments.');
+  });
+
+  it("R2: in 'tell' mode nothing is reached and a different call runs again", () => {
+    const budget = new CallBudget({ maxToolCalls: 1, onLimit: "tell" });
+    expect(budget.admit(call("a", "1"), {})).toBeUndefined();
+    expect(budget.admit(call("b", "2"), {})).toBe('Tool call "b" was not run: the run has used its 1 tool call. Answer with what you have.');
+    expect(budget.reached).toBeUndefined();
+  });
+
+  it("R2: a budget is needed only for call limits", () => {
+    expect(CallBudget.needed(undefined)).toBe(false);
+    expect(CallBudget.needed({ maxTurns: 3, timeoutMs: 10 })).toBe(false);
+    expect(CallBudget.needed({ maxToolCalls: 3 })).toBe(true);
+    expect(CallBudget.needed({ maxRepeatedCalls: 2 })).toBe(true);
+  });
+});
