@@ -5,6 +5,7 @@
  * @module
  */
 import { Observable } from "rxjs";
+import { LinkedObserver } from "../rx/linked-observer.js";
 
 /**
  * Work waits, first come first served, for one of `size` slots; it holds the slot until it
@@ -53,7 +54,10 @@ export class ConcurrencySlots {
       };
       const start = (): void => {
         holding = true;
-        inner = work.subscribe({
+        // Linked to the subscriber before the work runs: when a synchronous work's own events make
+        // the consumer leave (inside this subscribe, or inside a slot freed by another's end), the
+        // work stops there — no hook or tool after the unsubscribe.
+        const linked = new LinkedObserver<T>({
           next: (value) => subscriber.next(value),
           error: (error: unknown) => {
             release();
@@ -64,6 +68,9 @@ export class ConcurrencySlots {
             subscriber.complete();
           },
         });
+        inner = linked;
+        subscriber.add(linked);
+        work.subscribe(linked);
       };
       if (this.free > 0) {
         this.free--;

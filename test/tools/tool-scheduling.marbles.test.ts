@@ -3,7 +3,7 @@
  * the same `concurrencyKey` run one after another in source order, other calls side by side;
  * `tool_execution_end` stays in completion order and the result messages in source order (T4).
  */
-import { map, timer } from "rxjs";
+import { map, Subscriber, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentTool, ToolResultMessage } from "../../src/index.js";
@@ -163,5 +163,29 @@ describe("R3 L10: an unsubscribe while calls wait for a slot", () => {
       scheduler.flush();
       expect(started).toEqual(["a"]);
     });
+  });
+});
+
+describe("R3 L10: a consumer that leaves inside a synchronous call's progress", () => {
+  it("R3 L10 (seed 2008553481): with a slot, no afterToolCall runs after the unsubscribe", () => {
+    for (const concurrencyKey of [undefined, () => "k"]) {
+      const calls: string[] = [];
+      let gone = false;
+      const t = tool("t", (id, _args, _signal, onUpdate) => (id === "b" && onUpdate(textResult("progress")), textResult(id)), { type: "object" }, concurrencyKey ? { concurrencyKey } : {});
+      const provider = fauxProvider([{ content: [fauxToolCall("t", {}, "a"), fauxToolCall("t", {}, "b")] }, { content: "done" }]);
+      // A Subscriber, so it can leave inside the synchronous run (subscribe has not returned yet).
+      const sink: Subscriber<AgentEvent> = new Subscriber<AgentEvent>({
+        next: (event: AgentEvent) => {
+          if (event.type === "tool_execution_update") {
+            gone = true;
+            sink.unsubscribe();
+          }
+        },
+        error: () => undefined,
+        complete: () => undefined,
+      });
+      agentLoop([user("go")], contextWith([t]), { model, maxConcurrency: 1, afterToolCall: ({ toolCall }) => void calls.push(`${toolCall.id}${gone ? " after unsubscribe" : ""}`) }, undefined, provider).subscribe(sink);
+      expect(calls).toEqual(["a"]);
+    }
   });
 });
