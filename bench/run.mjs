@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 /**
- * rxagent vs @earendil-works/pi-agent-core 1.6.0, side by side.
+ * rxagent vs @earendil-works/pi-agent-core 1.6.0, side by side, with two peers beside them
+ * (Vercel AI SDK 7 and OpenAI Agents JS, each on an in-memory model) and a floor (a plain loop
+ * doing the same observable work): see PEERS.md.
  *
- *   node bench/run.mjs            the full run (a few minutes), writes bench/RESULTS.md and bench/results.json
- *   node bench/run.mjs --quick    fewer runs and sizes, to check the harness (results not written)
- *   node bench/run.mjs --render   rewrite RESULTS.md from results.json (after editing FINDINGS.md)
+ *   node bench/run.mjs                 the full run (a few minutes), writes bench/RESULTS.md and bench/results.json
+ *   node bench/run.mjs --quick         fewer runs and sizes, to check the harness (results not written)
+ *   node bench/run.mjs --timing-only   the timing sections only (1–3 and the peers), printed, nothing written
+ *                                      (with --quick: at the quick sizes)
+ *   node bench/run.mjs --render        rewrite RESULTS.md from results.json (after editing FINDINGS.md)
  *
  * Installs bench/'s own dependencies on first use (npm ci) and builds rxagent (npm run build at
  * the root) when dist/ is missing. Every workload runs in fresh child processes; see
@@ -21,14 +25,46 @@ import { RXAGENT_ENTRY as RXAGENT_ENTRY_PATH } from "./lib/runtimes.mjs";
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const rootDir = path.resolve(benchDir, "..");
 const quick = process.argv.includes("--quick");
+const timingOnly = process.argv.includes("--timing-only");
 const started = Date.now();
 
 const VARIANTS = ["reference:pi", "rxagent:pi", "rxagent:observable"];
+/** The peers and the floor (lib/peers/*.mjs, lib/floor.mjs), each on its own model protocol. */
+const PEER_VARIANTS = ["ai-sdk:v4", "openai-agents:model", "floor:plain"];
+const ALL_VARIANTS = [...VARIANTS, ...PEER_VARIANTS];
 const LABEL = {
   "reference:pi": "reference, pi-ai stream",
   "rxagent:pi": "rxagent, the same pi-ai stream",
   "rxagent:observable": "rxagent, native Observable provider",
+  "ai-sdk:v4": "Vercel AI SDK 7, in-memory LanguageModelV4",
+  "openai-agents:model": "OpenAI Agents JS, in-memory Model",
+  "floor:plain": "floor: a plain loop, the same observable work",
 };
+const isPeer = (variant) => PEER_VARIANTS.includes(variant);
+/**
+ * The largest size each peer is timed at, per workload. Both SDKs take milliseconds per turn
+ * where rxagent takes microseconds, and OpenAI Agents' turn grows with the transcript (it clones
+ * and JSON-keys the whole input every turn): at 1 000 tool-heavy turns one of its runs takes
+ * minutes, at 16 000 long-run turns hours. A peer is timed at the sizes up to its limit, never
+ * extrapolated past it; a workload none of whose sizes a peer fits runs again at that peer's
+ * limit, every runtime beside it ("reduced size" tables). RESULTS.md says which ran where.
+ * BENCH_PEER_MAX='{"ai-sdk:v4":{"long-run":16000}}' overrides.
+ */
+const PEER_MAX = {
+  "ai-sdk:v4": { streaming: 100_000, "tool-heavy": 1_000, "long-run": 4_000 },
+  "openai-agents:model": { streaming: 100_000, "tool-heavy": 200, "long-run": 1_000 },
+  "floor:plain": {},
+};
+for (const [variant, max] of Object.entries(JSON.parse(process.env.BENCH_PEER_MAX ?? "{}"))) Object.assign(PEER_MAX[variant], max);
+const fits = (variant, workload, size) => !isPeer(variant) || size <= (PEER_MAX[variant][workload] ?? Infinity);
+/**
+ * The SDKs' runs take seconds: fewer rounds (in the first rounds of the rotation), one timed run
+ * per process after one warm-up run at a small size (a run of theirs is thousands of passes
+ * through the same code; their first small run compiles it). The floor is timed like rxagent.
+ */
+const SLOW_PEERS = ["ai-sdk:v4", "openai-agents:model"];
+const SLOW = { rounds: quick ? 2 : 3, warmup: 1, runs: 1, warmupSize: { streaming: 10_000, "tool-heavy": 50, "long-run": 100 } };
+const isSlow = (variant) => SLOW_PEERS.includes(variant);
 
 // --render: rewrite RESULTS.md from results.json (after editing FINDINGS.md), without running.
 if (process.argv.includes("--render")) {
@@ -44,7 +80,7 @@ function log(message) {
 }
 
 // ── setup ────────────────────────────────────────────────────────────────────────────────
-if (!existsSync(path.join(benchDir, "node_modules/@earendil-works/pi-agent-core")) || !existsSync(path.join(benchDir, "node_modules/esbuild"))) {
+if (["@earendil-works/pi-agent-core", "esbuild", "ai", "@openai/agents-core", "zod"].some((dep) => !existsSync(path.join(benchDir, "node_modules", dep)))) {
   log("installing bench dependencies (npm ci in bench/)");
   execSync("npm ci --no-audit --no-fund", { cwd: benchDir, stdio: "inherit" });
 }
@@ -66,7 +102,8 @@ function git(args) {
   }
 }
 
-const referenceVersion = JSON.parse(execFileSync(process.execPath, ["-p", "JSON.stringify(require('@earendil-works/pi-agent-core/package.json'))"], { cwd: benchDir, encoding: "utf8" })).version;
+const versionOf = (pkg) => JSON.parse(readFileSync(path.join(benchDir, "node_modules", pkg, "package.json"), "utf8")).version;
+const referenceVersion = versionOf("@earendil-works/pi-agent-core");
 const machine = {
   cpu: os.cpus()[0]?.model ?? "unknown",
   cores: os.cpus().length,
@@ -85,6 +122,7 @@ const provenance = {
   rxagentWorkingTreeDirty: process.env.RXAGENT_DIST ? false : (git(["status", "--porcelain", "--", "src"]) ?? "").length > 0,
   reference: `@earendil-works/pi-agent-core@${referenceVersion}`,
   referenceEngines: ">=22.19.0 (declared); loaded and ran on this Node without changes",
+  peers: { "ai-sdk:v4": `ai@${versionOf("ai")} (@ai-sdk/provider@${versionOf("@ai-sdk/provider")})`, "openai-agents:model": `@openai/agents@${versionOf("@openai/agents")} (@openai/agents-core@${versionOf("@openai/agents-core")})`, zod: `zod@${versionOf("zod")}` },
 };
 
 
@@ -95,8 +133,7 @@ function timing(kind, workload, size, { warmup, runs, runsFor, warmupFor }) {
   const out = {};
   for (const [variant, r] of Object.entries(raw)) out[variant] = { wallMs: summary(r.wall.map((v) => round(v, 3))), cpuMs: summary(r.cpu.map((v) => round(v, 3))), check: r.check };
   // Both runtimes must have done the same work.
-  const checks = new Set(Object.values(out).map((r) => JSON.stringify(r.check)));
-  if (checks.size !== 1) throw new Error(`${workload} ${size}: runtimes disagree: ${[...checks].join(" vs ")}`);
+  checkSameWork(workload, size, out);
   return out;
 }
 
@@ -109,13 +146,15 @@ function timing(kind, workload, size, { warmup, runs, runsFor, warmupFor }) {
  * 1 000-turn buckets), which measures the previous run, not this one. In one shared process the reference's multi-second 16 000-turn runs leave a
  * large heap behind, and the next runtime's garbage collections pay for it.
  */
-function timingIsolated(kind, workload, size, rounds) {
-  log(`timing ${workload} ${size} (${rounds} rounds, one fresh process per variant per round, alternating)`);
-  const raw = Object.fromEntries(VARIANTS.map((v) => [v, { wall: [], cpu: [], turnWindows: [], check: undefined }]));
+function timingIsolated(kind, workload, size, rounds, variants = VARIANTS) {
+  log(`timing ${workload} ${size} (${rounds} rounds, one fresh process per variant per round, alternating: ${variants.join(", ")})`);
+  const raw = Object.fromEntries(variants.map((v) => [v, { wall: [], cpu: [], turnWindows: [], check: undefined }]));
   for (let round = 0; round < rounds; round++) {
-    const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]);
+    const order = variants.map((_, i) => variants[(i + round) % variants.length]);
     for (const variant of order) {
-      const r = node(["workers/timing.mjs", JSON.stringify({ kind, workload, size, variants: [variant], warmup: 8, warmupSize: 1_000, runs: 1 })])[variant];
+      if (isSlow(variant) && round >= SLOW.rounds) continue;
+      const warm = isSlow(variant) ? { warmup: SLOW.warmup, warmupSize: SLOW.warmupSize[workload] } : { warmup: 8, warmupSize: 1_000 };
+      const r = node(["workers/timing.mjs", JSON.stringify({ kind, workload, size, variants: [variant], ...warm, runs: 1 })])[variant];
       raw[variant].wall.push(...r.wall);
       raw[variant].cpu.push(...r.cpu);
       raw[variant].turnWindows.push(...r.turnWindows);
@@ -124,36 +163,114 @@ function timingIsolated(kind, workload, size, rounds) {
   }
   const out = {};
   for (const [variant, r] of Object.entries(raw)) {
-    out[variant] = { wallMs: summary(r.wall.map((v) => round(v, 3))), cpuMs: summary(r.cpu.map((v) => round(v, 3))), check: r.check };
+    // One run per round: the values are in round order, so value i of two variants is one round's pair.
+    out[variant] = { wallMs: summary(r.wall.map((v) => round(v, 3))), cpuMs: summary(r.cpu.map((v) => round(v, 3))), check: r.check, roundWallMs: r.wall.map((v) => round(v, 3)) };
     if (r.turnWindows.length > 0) {
       const pick = (window, stat) => round(median(r.turnWindows.map((w) => w[window][stat])), 2);
       // Medians over the runs of: the median turn (a typical turn) and the mean turn (with GC pauses), µs.
       out[variant].turnUs = { earlyMedian: pick("early", "median"), lateMedian: pick("late", "median"), earlyMean: pick("early", "mean"), lateMean: pick("late", "mean") };
     }
   }
-  const checks = new Set(Object.values(out).map((r) => JSON.stringify(r.check)));
-  if (checks.size !== 1) throw new Error(`${workload} ${size}: runtimes disagree: ${[...checks].join(" vs ")}`);
+  checkSameWork(workload, size, out);
+  return out;
+}
+
+/**
+ * The runtimes did the same work: reference and rxagent the very same events, transcript and
+ * requests; each peer (its own protocol, so its own event count) the same work as the reference:
+ * requests, tool executions, tool results kept, final text length. (Each run is also checked
+ * against its script in lib/runtimes.mjs, and against the variant's other runs in the worker.)
+ */
+function checkSameWork(workload, size, out) {
+  const present = Object.keys(out);
+  const own = present.filter((v) => !isPeer(v));
+  const checks = new Set(own.map((v) => JSON.stringify(out[v].check)));
+  if (checks.size > 1) throw new Error(`${workload} ${size}: runtimes disagree: ${[...checks].join(" vs ")}`);
+  const works = new Set(present.map((v) => JSON.stringify(out[v].check.work)));
+  if (works.size !== 1) throw new Error(`${workload} ${size}: runtimes did different work: ${present.map((v) => `${v} ${JSON.stringify(out[v].check.work)}`).join("; ")}`);
+}
+
+/**
+ * The peers' section for the workloads timed in one shared process above (streaming,
+ * tool-heavy): every variant, reference and rxagent included, in a fresh process of its own per
+ * round (warm-up runs, then timed runs of the same size), the variants' order rotating each
+ * round, so that no runtime's JIT state, heap or loaded modules touch another's, and every ratio
+ * in this section compares runs taken the same way.
+ */
+function timingPeers(kind, workload, size, { rounds, warmup, runs }) {
+  const variants = ALL_VARIANTS.filter((v) => fits(v, workload, size));
+  log(`timing ${workload} ${size}, peers (${rounds} rounds, one fresh process per variant per round, ${warmup} warm-up + ${runs} runs each; the SDKs ${SLOW.rounds} rounds of 1 + 1: ${variants.join(", ")})`);
+  const raw = Object.fromEntries(variants.map((v) => [v, { wall: [], cpu: [], roundWallMs: [], check: undefined }]));
+  for (let r = 0; r < rounds; r++) {
+    const order = variants.map((_, i) => variants[(i + r) % variants.length]);
+    for (const variant of order) {
+      if (isSlow(variant) && r >= SLOW.rounds) continue;
+      const plan = isSlow(variant) ? { warmup: SLOW.warmup, warmupSize: Math.min(size, SLOW.warmupSize[workload]), runs: SLOW.runs } : { warmup, runs };
+      const result = node(["workers/timing.mjs", JSON.stringify({ kind, workload, size, variants: [variant], ...plan })])[variant];
+      raw[variant].wall.push(...result.wall);
+      raw[variant].cpu.push(...result.cpu);
+      raw[variant].roundWallMs.push(round(median(result.wall), 3));
+      if (raw[variant].check !== undefined && JSON.stringify(raw[variant].check) !== JSON.stringify(result.check)) throw new Error(`${variant} ${workload} ${size}: processes disagree: ${JSON.stringify(raw[variant].check)} vs ${JSON.stringify(result.check)}`);
+      raw[variant].check = result.check;
+    }
+  }
+  const out = {};
+  for (const [variant, r] of Object.entries(raw)) out[variant] = { wallMs: summary(r.wall.map((v) => round(v, 3))), cpuMs: summary(r.cpu.map((v) => round(v, 3))), check: r.check, roundWallMs: r.roundWallMs };
+  checkSameWork(workload, size, out);
   return out;
 }
 
 const sizes = quick ? { deltas: 20_000, toolTurns: 200, longRuns: [500, 2000] } : { deltas: 100_000, toolTurns: 1_000, longRuns: [1_000, 4_000, 16_000] };
+/** The variants timed at a long-run size: reference and rxagent always, each peer up to its limit. */
+const longRunVariants = (turns) => ALL_VARIANTS.filter((v) => fits(v, "long-run", turns));
+const longRunRounds = (turns) => (quick ? 3 : turns >= 16_000 ? 5 : turns >= 4_000 ? 9 : 11);
 const timings = {
   streaming: { kind: "loop", size: sizes.deltas, variants: timing("loop", "streaming", sizes.deltas, { warmup: 3, runs: quick ? 5 : 15 }) },
   toolHeavy: { kind: "loop", size: sizes.toolTurns, variants: timing("loop", "tool-heavy", sizes.toolTurns, { warmup: 5, runs: quick ? 5 : 15 }) },
   longRun: sizes.longRuns.map((turns) => ({
     kind: "agent",
     size: turns,
-    variants: timingIsolated("agent", "long-run", turns, quick ? 3 : turns >= 16_000 ? 5 : turns >= 4_000 ? 9 : 11),
+    variants: timingIsolated("agent", "long-run", turns, longRunRounds(turns), longRunVariants(turns)),
   })),
 };
+// The peers: streaming and tool-heavy again, every variant in fresh processes (the long runs'
+// peers ran in the rounds above), then a reduced size for each workload a peer fit at no size.
+const peerRounds = quick ? { rounds: 2, runs: 2 } : { rounds: 5, runs: 3 };
+timings.peers = {
+  streaming: { kind: "loop", size: sizes.deltas, variants: timingPeers("loop", "streaming", sizes.deltas, { ...peerRounds, warmup: 3 }) },
+  toolHeavy: { kind: "loop", size: sizes.toolTurns, variants: timingPeers("loop", "tool-heavy", sizes.toolTurns, { ...peerRounds, warmup: 5 }) },
+  max: PEER_MAX,
+  slowRounds: SLOW.rounds,
+  slowWarmupTurns: SLOW.warmupSize["long-run"],
+  reduced: [],
+};
+const workloadSizes = { streaming: [sizes.deltas], "tool-heavy": [sizes.toolTurns], "long-run": sizes.longRuns };
+for (const [workload, list] of Object.entries(workloadSizes)) {
+  const left = PEER_VARIANTS.filter((v) => !list.some((size) => fits(v, workload, size)));
+  for (const size of [...new Set(left.map((v) => PEER_MAX[v][workload]))].sort((a, b) => a - b)) {
+    const kind = workload === "long-run" ? "agent" : "loop";
+    const variants = workload === "long-run" ? timingIsolated(kind, workload, size, longRunRounds(size), longRunVariants(size)) : timingPeers(kind, workload, size, { ...peerRounds, warmup: workload === "streaming" ? 3 : 5 });
+    timings.peers.reduced.push({ workload, kind, size, variants });
+  }
+}
+if (timingOnly) {
+  const partial = { provenance, machine: { ...machine, loadAverageAtEnd: os.loadavg().map((l) => round(l, 2)) }, timings };
+  console.log(renderTimingMarkdown(partial).join("\n"));
+  console.log(JSON.stringify(partial));
+  log(`timing only: nothing written; done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  process.exit(0);
+}
 
 // ── memory ───────────────────────────────────────────────────────────────────────────────
-function memory(kind, workload, size, reps) {
-  log(`memory ${workload} ${size} (${reps} processes per variant, alternating)`);
-  const samples = Object.fromEntries(VARIANTS.map((v) => [v, []]));
+function memory(kind, workload, size, reps, variants = VARIANTS) {
+  log(`memory ${workload} ${size} (${reps} processes per variant, alternating: ${variants.join(", ")})`);
+  const samples = Object.fromEntries(variants.map((v) => [v, []]));
   for (let rep = 0; rep < reps; rep++) {
-    for (const variant of rep % 2 ? [...VARIANTS].reverse() : VARIANTS) {
-      samples[variant].push(node(["workers/memory.mjs", JSON.stringify({ kind, workload, size, variant })], { gc: true }));
+    for (const variant of rep % 2 ? [...variants].reverse() : variants) {
+      // The SDKs (runs of seconds): one sample, one warm run of SLOW.warmupSize.
+      if (isSlow(variant) && rep > 0) continue;
+      const warm = isSlow(variant) ? { warmRuns: 1, warmSize: SLOW.warmupSize[workload] } : {};
+      samples[variant].push(node(["workers/memory.mjs", JSON.stringify({ kind, workload, size, variant, ...warm })], { gc: true }));
     }
   }
   return Object.fromEntries(
@@ -170,9 +287,11 @@ function memory(kind, workload, size, reps) {
   );
 }
 const memoryReps = quick ? 1 : 3;
+// The floor at every size; the SDKs (one sample each) at the smallest long run only: their
+// streaming runs take tens of seconds, and their long runs' memory grows the way their time does.
 const memoryResults = {
-  streaming: { size: sizes.deltas, variants: memory("loop", "streaming", sizes.deltas, memoryReps) },
-  longRun: sizes.longRuns.map((turns) => ({ size: turns, variants: memory("agent", "long-run", turns, memoryReps) })),
+  streaming: { size: sizes.deltas, variants: memory("loop", "streaming", sizes.deltas, memoryReps, [...VARIANTS, "floor:plain"]) },
+  longRun: sizes.longRuns.map((turns, i) => ({ size: turns, variants: memory("agent", "long-run", turns, memoryReps, i === 0 ? longRunVariants(turns) : [...VARIANTS, "floor:plain"]) })),
 };
 
 // ── durable sessions ─────────────────────────────────────────────────────────────────────
@@ -377,6 +496,7 @@ function methodNotes() {
     "Run counts: 15 for streaming and tool-heavy, 11 / 9 / 5 for the long runs at 1 000 / 4 000 / 16 000 turns (5 at 16 000 for every runtime: the reference takes 5–7 s per run there).",
     "No forced GC between timed runs (a forced full GC shrinks the young generation and the next run pays to regrow it); each runtime's garbage is part of its cost.",
     "Every run's event count, transcript length, request count and final stop reason are checked equal across runtimes and runs.",
+    "Peers (PEERS.md): Vercel AI SDK 7 (`streamText` for the loop workloads, `ToolLoopAgent` for the long run) on a hand-written in-memory LanguageModelV4, OpenAI Agents JS (`Runner` + `Agent`, streamed, tracing off) on a hand-written in-memory Model, and a floor (lib/floor.mjs: a plain loop doing the same observable work per event, no validation). Each plays the same scripts in its own protocol, in the same batches per macrotask; their tools validate with zod, rxagent's and the reference's with JSON Schema. Every run of every runtime is checked against the script: provider requests, tool executions, tool results kept, final answer length; a run that differs fails the benchmark. Streaming and tool-heavy beside the peers: every runtime (reference and rxagent too) in a fresh process per round, order rotating, 3 (tool-heavy 5) warm-up runs then 3 timed runs a process, 5 rounds; long runs: the peers join the rounds above at the sizes up to their limit (PEER_MAX; never extrapolated; a workload a peer fits at no size runs again at its limit with every runtime). The SDKs take milliseconds a turn: they run in the first 3 rounds only, one warm-up run at a small size and one timed run a process; in memory, one process each, at the smallest long run only. Per-round ratios: each round's (or process's) median ÷ the other runtime's in the same round.",
     "Memory: each runtime in its own process per sample (--expose-gc), the provider's library (pi-ai or rxjs) loaded with the runtime. Peak RSS = process.resourceUsage().maxRSS after one cold run; 'RSS after import' is the same before it. Heap retained = heapUsed after a further run minus before it (both after global.gc(); before it, five warm runs at a moderate size so the code is compiled and optimized: this is the run's data. V8 still compiles or drops optimized code during the measured run, ±30–260 KiB in its code spaces, so the table splits data (outside the code spaces; the target) from code), with the Agent or the loop's agent_end messages still referenced. Medians of 3 processes per runtime (alternating).",
     "Size: esbuild 0.28 bundle + minify of `export { Agent, agentLoop }` (platform browser, ESM, es2022), gzip level 9; with esbuild's browser defaults rxjs resolves to its esm5 build, which brings tslib. Cold import: time of `await import()` of the runtime's entry in a fresh process (11 per runtime, alternating).",
   ];
@@ -384,6 +504,114 @@ function methodNotes() {
 
 function fmt(value, digits = 1) {
   return Number(value).toFixed(digits);
+}
+
+/** The timing sections alone (--timing-only). */
+function renderTimingMarkdown(r) {
+  const lines = [];
+  const p = (s = "") => lines.push(s);
+  p(`# Timing only (bench/run.mjs --timing-only${quick ? " --quick" : ""}), ${r.provenance.date}`);
+  p();
+  p(`- Node ${r.machine.node}; load average ${r.machine.loadAverageAtStart.join(" / ")} at start, ${r.machine.loadAverageAtEnd.join(" / ")} at end.`);
+  peersLine(r, p);
+  p();
+  timingSections(r, p);
+  return lines;
+}
+
+function peersLine(r, p) {
+  const v = r.provenance.peers;
+  if (v) p(`- Peers (see [PEERS.md](PEERS.md)): Vercel AI SDK ${v["ai-sdk:v4"]}; OpenAI Agents JS ${v["openai-agents:model"]}; their tools' schemas: ${v.zod}. Floor: lib/floor.mjs.`);
+}
+
+/**
+ * "1.23× (1.10–1.40)": this variant's time ÷ the other's, round by round (each round's, or each
+ * process's, median against the other's in the same round; a variant with fewer rounds ran in
+ * the first ones): the median of those ratios, and their range.
+ */
+function ratioCell(entry, variant, base) {
+  const a = entry.variants[variant];
+  const b = entry.variants[base];
+  if (!a || !b) return "";
+  const n = Math.min(a.roundWallMs?.length ?? 0, b.roundWallMs?.length ?? 0);
+  if (n < 2) return `${fmt(a.wallMs.median / b.wallMs.median, 2)}×`;
+  const per = a.roundWallMs.slice(0, n).map((v, i) => v / b.roundWallMs[i]);
+  return `${fmt(median(per), 2)}× (${fmt(Math.min(...per), 2)}–${fmt(Math.max(...per), 2)})`;
+}
+
+/** Sections 1–3: the timing tables, the peers' rows and tables among them. */
+function timingSections(r, p) {
+  const present = (entry) => ALL_VARIANTS.filter((v) => entry.variants[v]);
+  const timingTable = (title, entry, unit) => {
+    p(`### ${title}`);
+    p();
+    const ref = entry.variants["reference:pi"].wallMs;
+    const variants = present(entry);
+    const peers = variants.some(isPeer);
+    if (peers) {
+      p("| Runtime, provider | Median | Min – max | Runs | Ratio (reference ÷ this) | CPU median | This ÷ rxagent, native: per round, median (min–max) | This ÷ floor: per round |");
+      p("|---|---|---|---|---|---|---|---|");
+    } else {
+      p("| Runtime, provider | Median | Min – max | Runs | Ratio (reference ÷ this) | CPU median |");
+      p("|---|---|---|---|---|---|");
+    }
+    for (const variant of variants) {
+      const w = entry.variants[variant].wallMs;
+      const extra = unit ? ` (${unit(w.median)})` : "";
+      const cells = `| ${LABEL[variant]} | ${fmt(w.median)} ms${extra} | ${fmt(w.min)} – ${fmt(w.max)} ms | ${w.runs} | ${variant === "reference:pi" ? "1" : `**${fmt(ref.median / w.median, 2)}×**`} | ${fmt(entry.variants[variant].cpuMs.median)} ms |`;
+      p(peers ? `${cells} ${variant === "rxagent:observable" ? "1" : ratioCell(entry, variant, "rxagent:observable")} | ${variant === "floor:plain" ? "1" : ratioCell(entry, variant, "floor:plain")} |` : cells);
+    }
+    const c = entry.variants["reference:pi"].check;
+    if (entry.variants["reference:pi"].turnUs) {
+      p();
+      p("Inside each run (medians over the runs), µs per turn: typical (median) turn and mean turn in turns 101–1 000 → in the last 900 turns:");
+      p();
+      for (const variant of variants) {
+        const t = entry.variants[variant].turnUs;
+        if (t) p(`- ${LABEL[variant]}: median ${fmt(t.earlyMedian)} → ${fmt(t.lateMedian)}, mean ${fmt(t.earlyMean)} → ${fmt(t.lateMean)}`);
+      }
+    }
+    p();
+    p(`Each run: ${c.events} events, ${c.requests} provider requests, ${c.messages} transcript messages, final stop reason \`${c.stopReason}\` (same for every run of the reference and rxagent).`);
+    if (peers) {
+      const own = { "ai-sdk:v4": ["stream parts", "response messages"], "openai-agents:model": ["stream events", "run items"], "floor:plain": ["events", "transcript messages"] };
+      const counts = variants.filter(isPeer).map((v) => `${LABEL[v]}: ${entry.variants[v].check.events} ${own[v][0]}, ${entry.variants[v].check.messages} ${own[v][1]}`);
+      p(`In their own protocols (same for every run of each): ${counts.join("; ")}.`);
+    }
+    if (c.work) p(`The work, checked for every run of every runtime against the script: ${c.work.requests} provider requests, ${c.work.toolExecutions} tool executions, ${c.work.toolResults} tool results kept, a final answer of ${c.work.finalTextLength} characters.`);
+    p();
+  };
+  const maxOf = (variant, workload) => r.timings.peers?.max?.[variant]?.[workload];
+  const leftOut = (workload, size) => PEER_VARIANTS.filter((v) => maxOf(v, workload) !== undefined && size > maxOf(v, workload));
+  const reducedFor = (workload) => (r.timings.peers?.reduced ?? []).filter((e) => e.workload === workload);
+  const peerTables = (workload, entry, unit) => {
+    if (!entry) return;
+    const out = leftOut(workload, entry.size);
+    timingTable("Beside the peers: every runtime in a fresh process per round", entry, unit);
+    if (out.length > 0) {
+      p(`Not run at this size: ${out.map((v) => `${LABEL[v]} (timed up to ${maxOf(v, workload).toLocaleString("en")}: see below)`).join("; ")}.`);
+      p();
+    }
+    for (const reduced of reducedFor(workload)) timingTable(`Reduced size, ${reduced.size.toLocaleString("en")}: every runtime beside the peers that do not fit the full size`, reduced, unit && ((ms) => unit(ms, reduced)));
+  };
+  p("## 1. Streaming: one response of " + r.timings.streaming.size.toLocaleString("en") + " text deltas, low-level loop");
+  p();
+  timingTable("Time per run", r.timings.streaming, (ms) => `${fmt((r.timings.streaming.variants["reference:pi"].check.events / ms) * 1000 / 1e6, 2)} M events/s`);
+  peerTables("streaming", r.timings.peers?.streaming, (ms, e = r.timings.peers.streaming) => `${fmt((e.size / ms) * 1000 / 1e6, 2)} M deltas/s`);
+  p("## 2. Tool-heavy: " + r.timings.toolHeavy.size.toLocaleString("en") + " turns × 4 parallel tool calls + 3 text deltas, low-level loop");
+  p();
+  timingTable("Time per run", r.timings.toolHeavy);
+  peerTables("tool-heavy", r.timings.peers?.toolHeavy);
+  p("## 3. Long run: the Agent class, one listener, N turns of one tool call each");
+  p();
+  if (r.timings.peers) {
+    const largest = r.timings.longRun.at(-1).size;
+    const limited = leftOut("long-run", largest);
+    p(`The peers' "Agent": AI SDK's \`ToolLoopAgent\`; OpenAI Agents' \`Runner\` running an \`Agent\`; the floor, its plain loop. The SDKs run in the first ${r.timings.peers.slowRounds ?? "few"} rounds only, one warm-up run of ${r.timings.peers.slowWarmupTurns ?? 100} turns per process.${limited.length > 0 ? ` Timed up to their limit, never extrapolated past it: ${limited.map((v) => `${LABEL[v]} up to ${maxOf(v, "long-run").toLocaleString("en")} turns`).join("; ")}.` : ""}`);
+    p();
+  }
+  for (const entry of r.timings.longRun) timingTable(`N = ${entry.size.toLocaleString("en")}`, entry, (ms) => `${fmt((ms * 1000) / entry.size, 1)} µs/turn`);
+  for (const reduced of reducedFor("long-run")) timingTable(`N = ${reduced.size.toLocaleString("en")} (reduced size: every runtime beside the peers that fit no size above)`, reduced, (ms) => `${fmt((ms * 1000) / reduced.size, 1)} µs/turn`);
 }
 
 function renderMarkdown(r) {
@@ -396,6 +624,7 @@ function renderMarkdown(r) {
   p(`- Machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGiB} GiB; ${r.machine.platform}`);
   p(`- Node ${r.machine.node} (V8 ${r.machine.v8}); load average ${r.machine.loadAverageAtStart.join(" / ")} at start, ${r.machine.loadAverageAtEnd.join(" / ")} at end (other processes shared the machine).`);
   p(`- rxagent: commit ${r.provenance.rxagentCommit}${r.provenance.rxagentWorkingTreeDirty ? " with uncommitted changes in src/" : ""}, built with \`npm run build\` (tsc → ${r.provenance.rxagentDist === "dist/" ? "dist/" : "a clean export of that commit"}). Reference: ${r.provenance.reference} (engines ${r.provenance.referenceEngines}).`);
+  peersLine(r, p);
   p();
   p("## Targets");
   p();
@@ -403,52 +632,24 @@ function renderMarkdown(r) {
   p("|---|---|---|---|");
   for (const t of r.targets) p(`| ${t.name}${t.note ? ` <br><sub>${t.note}</sub>` : ""} | ${typeof t.value === "number" ? `${t.value}${t.goal.includes("×") ? "×" : ""}` : t.value} | ${t.goal} | ${t.met ? "yes" : "**no**"} |`);
   p();
-  const timingTable = (title, entry, unit) => {
-    p(`### ${title}`);
-    p();
-    const ref = entry.variants["reference:pi"].wallMs;
-    p("| Runtime, provider | Median | Min – max | Runs | Ratio (reference ÷ this) | CPU median |");
-    p("|---|---|---|---|---|---|");
-    for (const variant of VARIANTS) {
-      const w = entry.variants[variant].wallMs;
-      const extra = unit ? ` (${unit(w.median)})` : "";
-      p(`| ${LABEL[variant]} | ${fmt(w.median)} ms${extra} | ${fmt(w.min)} – ${fmt(w.max)} ms | ${w.runs} | ${variant === "reference:pi" ? "1" : `**${fmt(ref.median / w.median, 2)}×**`} | ${fmt(entry.variants[variant].cpuMs.median)} ms |`);
-    }
-    const c = entry.variants["reference:pi"].check;
-    if (entry.variants["reference:pi"].turnUs) {
-      p();
-      p("Inside each run (medians over the runs), µs per turn: typical (median) turn and mean turn in turns 101–1 000 → in the last 900 turns:");
-      p();
-      for (const variant of VARIANTS) {
-        const t = entry.variants[variant].turnUs;
-        p(`- ${LABEL[variant]}: median ${fmt(t.earlyMedian)} → ${fmt(t.lateMedian)}, mean ${fmt(t.earlyMean)} → ${fmt(t.lateMean)}`);
-      }
-    }
-    p();
-    p(`Each run: ${c.events} events, ${c.requests} provider requests, ${c.messages} transcript messages, final stop reason \`${c.stopReason}\` (same for every runtime and run).`);
-    p();
-  };
-  p("## 1. Streaming: one response of " + r.timings.streaming.size.toLocaleString("en") + " text deltas, low-level loop");
-  p();
-  timingTable("Time per run", r.timings.streaming, (ms) => `${fmt((r.timings.streaming.variants["reference:pi"].check.events / ms) * 1000 / 1e6, 2)} M events/s`);
-  p("## 2. Tool-heavy: " + r.timings.toolHeavy.size.toLocaleString("en") + " turns × 4 parallel tool calls + 3 text deltas, low-level loop");
-  p();
-  timingTable("Time per run", r.timings.toolHeavy);
-  p("## 3. Long run: the Agent class, one listener, N turns of one tool call each");
-  p();
-  for (const entry of r.timings.longRun) timingTable(`N = ${entry.size.toLocaleString("en")}`, entry, (ms) => `${fmt((ms * 1000) / entry.size, 1)} µs/turn`);
+  timingSections(r, p);
   p("## 4. Memory (each runtime in its own process; medians of " + r.memory.streaming.variants["reference:pi"].peakRssMiB.runs + " processes)");
   p();
   p("| Workload | Runtime, provider | Peak RSS | RSS after import | Peak − after import | Heap retained after the run: data (+ code) |");
   p("|---|---|---|---|---|---|");
   const memRows = [[`Streaming ${r.memory.streaming.size.toLocaleString("en")}`, r.memory.streaming], ...r.memory.longRun.map((e) => [`Long run ${e.size.toLocaleString("en")}`, e])];
   for (const [label, entry] of memRows) {
-    for (const variant of VARIANTS) {
+    for (const variant of ALL_VARIANTS) {
       const m = entry.variants[variant];
+      if (!m) continue;
       p(`| ${label} | ${LABEL[variant]} | ${fmt(m.peakRssMiB.median)} MiB | ${fmt(m.baselineRssMiB.median)} MiB | ${fmt(m.peakRssMiB.median - m.baselineRssMiB.median)} MiB | ${fmt(m.dataRetainedKiB.median, 0)} KiB (${m.codeRetainedKiB.median >= 0 ? "+" : "−"} ${fmt(Math.abs(m.codeRetainedKiB.median), 0)}) |`);
     }
   }
   p();
+  if (memRows.some(([, entry]) => PEER_VARIANTS.some((v) => entry.variants[v]))) {
+    p("Peers' rows: the SDK and zod are loaded before the baseline (\"RSS after import\"). The SDKs: one process each, one warm run of 100 turns before the measured one. What stays referenced for the heap retained: AI SDK the run's response messages, OpenAI Agents its streamed run result (which holds every model response of the run), the floor its transcript; reference and rxagent their Agent (long run) or agent_end event (streaming).");
+    p();
+  }
   if (r.sessions?.length) {
     p("## 5. Durable sessions: the long run on rxagent's Agent (native Observable provider) with each session store");
     p();

@@ -20,7 +20,9 @@
 const kit = {};
 export async function prepareForm(form) {
   if (form === "observable") kit.Observable ??= (await import("rxjs")).Observable;
-  else kit.createAssistantMessageEventStream ??= (await import("@earendil-works/pi-ai")).createAssistantMessageEventStream;
+  else if (form === "pi") kit.createAssistantMessageEventStream ??= (await import("@earendil-works/pi-ai")).createAssistantMessageEventStream;
+  // Any other form is a peer's own model protocol (lib/peers/*.mjs) or the floor's plain callbacks:
+  // nothing to load here, the peer's module brings what it needs.
 }
 
 export const MODEL = Object.freeze({
@@ -40,6 +42,9 @@ function usage() {
   return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 }
 
+/** Every text delta of every script, for every runtime's provider. */
+export const TEXT_DELTA = "abc ";
+
 /**
  * One response as protocol events.
  * @param {{ textDeltas: number, toolCalls: { name: string, args: object }[], turn: number }} plan
@@ -53,7 +58,7 @@ export function* responseEvents(plan) {
     const index = output.content.length - 1;
     yield { type: "text_start", contentIndex: index, partial: output };
     for (let i = 0; i < plan.textDeltas; i++) {
-      const delta = "abc ";
+      const delta = TEXT_DELTA;
       block.text += delta;
       yield { type: "text_delta", contentIndex: index, delta, partial: output };
     }
@@ -130,6 +135,13 @@ export function scriptedStreamFn(script, form) {
   return streamFn;
 }
 
+/**
+ * Tool executions in this process, over every runtime: each runtime's tool bumps it once per
+ * execution, and a run's count (after − before) is part of its cross-check, so a runtime that
+ * skipped, repeated or failed a call (a validation error is not an execution) fails the run.
+ */
+export const toolRuns = { count: 0 };
+
 /** An instant tool: resolves at once (same definition for both runtimes). */
 export function instantTool(name = "echo") {
   return {
@@ -137,8 +149,28 @@ export function instantTool(name = "echo") {
     label: name,
     description: "Returns its input at once.",
     parameters: { type: "object", properties: { i: { type: "number" } }, required: ["i"] },
-    execute: async (_id, params) => ({ content: [{ type: "text", text: `ok ${params.i}` }], details: {} }),
+    execute: async (_id, params) => {
+      toolRuns.count++;
+      return { content: [{ type: "text", text: toolAnswer(params.i) }], details: {} };
+    },
   };
+}
+
+/** The text an instant tool answers for `i`, for every runtime's tool (pi's content block, a peer's string). */
+export function toolAnswer(i) {
+  return `ok ${i}`;
+}
+
+/** The length of the text of the last assistant message in a pi-shaped transcript (-1 when there is none). */
+export function finalTextLength(messages) {
+  for (let m = messages.length - 1; m >= 0; m--) {
+    const message = messages[m];
+    if (message.role !== "assistant") continue;
+    let length = 0;
+    for (const block of message.content) if (block.type === "text") length += block.text.length;
+    return length;
+  }
+  return -1;
 }
 
 /** Workload 1: one response of `deltas` text deltas. */
@@ -157,6 +189,21 @@ export function toolHeavyScript(turns, calls = 4, textDeltas = 3) {
 /** Workload 3: `turns` turns of one tool call each, then a closing text turn. */
 export function longRunScript(turns) {
   return (n) => (n <= turns ? { turn: n, textDeltas: 0, toolCalls: [{ name: "echo", args: { i: n } }] } : { turn: n, textDeltas: 1, toolCalls: [] });
+}
+
+/**
+ * What a run of `script` must do, whatever the runtime: the provider requests (responses played
+ * until the first one without tool calls), the tool executions, and the length of the final
+ * answer's text. Every run of every runtime is checked against it (lib/runtimes.mjs).
+ */
+export function expectedWork(script) {
+  let requests = 0;
+  let toolExecutions = 0;
+  for (;;) {
+    const plan = script(++requests);
+    toolExecutions += plan.toolCalls.length;
+    if (plan.toolCalls.length === 0) return { requests, toolExecutions, toolResults: toolExecutions, finalTextLength: plan.textDeltas * TEXT_DELTA.length };
+  }
 }
 
 export function userMessage(text) {

@@ -2,6 +2,7 @@
  * One runtime, one workload, in its own process (run with --expose-gc).
  *
  * Usage: node --expose-gc workers/memory.mjs '{"kind":"loop","workload":"streaming","size":100000,"variant":"rxagent:pi"}'
+ * (or a peer: "ai-sdk:v4", "openai-agents:model", "floor:plain"; its SDK and zod load with it, before the baseline)
  *
  * 1. import the runtime and the provider form's library; baselineRss = process.resourceUsage().maxRSS
  * 2. run the workload once, cold; peakRss = maxRSS after it (whole process: runtime, its
@@ -50,8 +51,9 @@ await settle();
 // Then warm runs of the same workload at a moderate size (dropped): V8 is still optimizing
 // rxagent's code after one cold run of 1 000 turns (37–265 KiB of code compiled during the
 // measured run otherwise), and the retained heap should be the run's data.
-const warmSize = Math.min(config.size, { streaming: 20_000, "tool-heavy": 200, "long-run": 1_000 }[config.workload]);
-for (let i = 0; i < 5; i++) await (config.kind === "loop" ? runLoop(name, lib, config.workload, warmSize, form) : runAgent(name, lib, config.workload, warmSize, form));
+// A peer whose runs take seconds gets fewer, smaller warm runs (config.warmRuns, config.warmSize).
+const warmSize = Math.min(config.size, config.warmSize ?? { streaming: 20_000, "tool-heavy": 200, "long-run": 1_000 }[config.workload]);
+for (let i = 0; i < (config.warmRuns ?? 5); i++) await (config.kind === "loop" ? runLoop(name, lib, config.workload, warmSize, form) : runAgent(name, lib, config.workload, warmSize, form));
 await settle();
 const heapBefore = settledHeap();
 const codeBefore = codeBytes();

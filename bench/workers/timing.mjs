@@ -5,6 +5,8 @@
  * Usage: node workers/timing.mjs '<json>' with
  *   { kind: "loop" | "agent", workload, size, variants: ["reference:pi", "rxagent:pi", "rxagent:observable"],
  *     warmup, runs, warmupSize?, runsFor?: { "reference:pi": 3 } }
+ * The peers and the floor are variants too: "ai-sdk:v4", "openai-agents:model", "floor:plain"
+ * (lib/runtimes.mjs); bench/run.mjs gives each its own process.
  * warmupSize: the size of the warm-up runs when it differs from the measured size.
  * Prints one JSON line: { variant: { wall: number[], cpu: number[], check } }.
  *
