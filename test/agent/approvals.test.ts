@@ -44,6 +44,22 @@ function nextRequest(agent: Agent): Promise<Extract<AgentEvent, { type: "tool_ap
   });
 }
 
+/**
+ * A first Agent on a fresh store prompts and stops while `r1` waits for approval (another owner
+ * takes the session over); the second Agent, resumed, is returned.
+ */
+async function resumedWhileWaiting(ran: string[], store: SessionStore = new InMemorySessionStore()): Promise<Agent> {
+  const first = guardedAgent(ran, { store, owner: "a" });
+  await first.resume();
+  const asked = nextRequest(first);
+  // Never answered here: this process "stops" while the call waits.
+  void first.prompt("clean up").catch(() => undefined);
+  await asked;
+  const second = guardedAgent(ran, { store, owner: "b", takeover: true });
+  await second.resume();
+  return second;
+}
+
 describe("R1: the Agent's approvals", () => {
   it("R1 A4: a waiting call is listed in state; approve() runs it; the list empties", async () => {
     const ran: string[] = [];
@@ -137,15 +153,8 @@ describe("R1 S5: a pending approval outlives its process", () => {
   });
 
   it("R1 S5: an answer that cannot resume the run (no streamFn) throws, and the calls still wait", async () => {
-    const store = new InMemorySessionStore();
     const ran: string[] = [];
-    const first = guardedAgent(ran, { store, owner: "a" });
-    await first.resume();
-    const asked = nextRequest(first);
-    void first.prompt("clean up").catch(() => undefined);
-    await asked;
-    const second = guardedAgent(ran, { store, owner: "b", takeover: true });
-    await second.resume();
+    const second = await resumedWhileWaiting(ran);
     const streamFn = second.streamFn;
     second.streamFn = undefined;
     expect(() => second.approve("r1")).toThrow("The Agent has no streamFn");
@@ -157,15 +166,8 @@ describe("R1 S5: a pending approval outlives its process", () => {
   });
 
   it("R1 S5: a denial given to the fresh Agent is what the model reads", async () => {
-    const store = new InMemorySessionStore();
     const ran: string[] = [];
-    const first = guardedAgent(ran, { store, owner: "a" });
-    await first.resume();
-    const asked = nextRequest(first);
-    void first.prompt("clean up").catch(() => undefined);
-    await asked;
-    const second = guardedAgent(ran, { store, owner: "b", takeover: true });
-    await second.resume();
+    const second = await resumedWhileWaiting(ran);
     second.deny("r1", "Not today.");
     await second.waitForIdle();
     expect(ran).toEqual(["ls l1"]);
@@ -283,15 +285,8 @@ describe("R1 R2 R4: review regressions", () => {
   });
 
   it("R1: while a resumed run waits for approvals the transcript cannot be replaced", async () => {
-    const store = new InMemorySessionStore();
     const ran: string[] = [];
-    const first = guardedAgent(ran, { store, owner: "a" });
-    await first.resume();
-    const asked = nextRequest(first);
-    void first.prompt("clean up").catch(() => undefined);
-    await asked;
-    const second = guardedAgent(ran, { store, owner: "b", takeover: true });
-    await second.resume();
+    const second = await resumedWhileWaiting(ran);
     expect(() => (second.state.messages = [])).toThrow("The resumed run waits for approvals: approve() or deny() them before changing the transcript.");
     expect(() => second.reset()).toThrow("The resumed run waits for approvals");
     expect(() => second.setSystemPrompt("x")).toThrow("The resumed run waits for approvals");
