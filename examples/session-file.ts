@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, type AgentMessage, type AgentTool } from "../src/index.js"; // in your app: from "rxagent"
 import { FileSessionStore } from "../src/session/stores/file-store.js"; // from "rxagent/session/file"
+import { agentSession } from "../src/session/index.js"; // from "rxagent/session"
 import { fauxProvider, fauxToolCall, type FauxReply } from "../src/testing/index.js"; // from "rxagent/testing"
 
 const [, , role, directory] = process.argv;
@@ -53,7 +54,7 @@ const agentIn = (dir: string) =>
   new Agent({
     initialState: { systemPrompt: "You take payments.", model: { id: "scripted", api: "faux", provider: "faux" }, tools },
     streamFn,
-    session: { store: new FileSessionStore({ directory: dir }), id: "order-42", owner: "checkout" },
+    session: agentSession({ store: new FileSessionStore({ directory: dir }), id: "order-42", owner: "checkout" }),
   });
 
 const text = (m: AgentMessage): string => ("content" in m ? (typeof m.content === "string" ? m.content : m.content.map((b) => (b.type === "text" ? b.text : b.type === "toolCall" ? `[${b.name}]` : "")).join("")) : "");

@@ -11,7 +11,7 @@
  */
 import { lastValueFrom } from "rxjs";
 import { Agent, type AgentMessage } from "../src/index.js"; // in your app: from "rxagent"
-import { forkSession, InMemorySessionStore } from "../src/session/index.js"; // from "rxagent/session"
+import { agentSession, forkSession, InMemorySessionStore } from "../src/session/index.js"; // from "rxagent/session"
 import { fauxProvider, fauxToolCall } from "../src/testing/index.js"; // from "rxagent/testing"
 
 const store = new InMemorySessionStore();
@@ -38,7 +38,7 @@ const show = (label: string, messages: readonly AgentMessage[]): void => {
 const first = new Agent({
   initialState: { systemPrompt: "Define words.", model, tools: [lookup] },
   streamFn: fauxProvider([{ content: [fauxToolCall("lookup", { word: "rill" })] }, { content: "A rill is a small stream." }]),
-  session: { store, id: "glossary", owner: "tab-1" },
+  session: agentSession({ store, id: "glossary", owner: "tab-1" }),
 });
 await first.resume();
 await first.prompt("What is a rill?");
@@ -49,7 +49,7 @@ show("first agent:", first.state.messages);
 const second = new Agent({
   initialState: { systemPrompt: "Define words.", model, tools: [lookup] },
   streamFn: fauxProvider([{ content: "A brook is a small stream too." }]),
-  session: { store, id: "glossary", owner: "tab-2", takeover: true }, // the first tab's lease is still running
+  session: agentSession({ store, id: "glossary", owner: "tab-2", takeover: true }), // the first tab's lease is still running
 });
 await second.resume();
 console.log(`second agent: ${second.state.messages.length} messages back, queued: ${second.peekQueuedMessages().map(text).join(", ")}`);
@@ -61,7 +61,7 @@ await lastValueFrom(forkSession(store, "glossary", "glossary-retry", { messages:
 const retry = new Agent({
   initialState: { systemPrompt: "Define words.", model, tools: [lookup] },
   streamFn: fauxProvider([{ content: "Rill: a very small brook." }]),
-  session: { store, id: "glossary-retry" },
+  session: agentSession({ store, id: "glossary-retry" }),
 });
 await retry.resume();
 retry.clearFollowUpQueue(); // the fork carried the queue; this branch does not want it

@@ -11,6 +11,7 @@
 import pg from "pg";
 import { Agent, type AgentMessage } from "../src/index.js"; // in your app: from "rxagent"
 import { PostgresSessionStore } from "../src/session/stores/postgres-store.js"; // from "rxagent/session/postgres"
+import { agentSession } from "../src/session/index.js"; // from "rxagent/session"
 import { fauxProvider, fauxToolCall } from "../src/testing/index.js"; // from "rxagent/testing"
 import { startPostgres } from "../test/helpers/postgres.js";
 
@@ -36,7 +37,7 @@ try {
   const a = new Agent({
     initialState: { systemPrompt: "You report the weather.", model, tools: [weather] },
     streamFn: fauxProvider([{ content: [fauxToolCall("weather", { city: "Oslo" })] }, { content: "Oslo: 14 °C and light rain." }]),
-    session: { store: new PostgresSessionStore({ pool: machineA, schema }), id: "weather-1", owner: "machine-a" },
+    session: agentSession({ store: new PostgresSessionStore({ pool: machineA, schema }), id: "weather-1", owner: "machine-a" }),
   });
   await a.resume();
   await a.prompt("Weather in Oslo?");
@@ -49,7 +50,7 @@ try {
   const b = new Agent({
     initialState: { systemPrompt: "You report the weather.", model, tools: [weather] },
     streamFn: fauxProvider([{ content: "Tomorrow: 11 °C, sunny spells." }]),
-    session: { store: new PostgresSessionStore({ pool: machineB, schema }), id: "weather-1", owner: "machine-b", takeover: true },
+    session: agentSession({ store: new PostgresSessionStore({ pool: machineB, schema }), id: "weather-1", owner: "machine-b", takeover: true }),
   });
   await b.resume();
   console.log(`machine B resumed ${b.state.messages.length} messages; queued: ${b.peekQueuedMessages().map(text).join(", ")}`);

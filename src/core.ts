@@ -57,4 +57,5 @@ export { Agent, type AgentOptions, type PromptInput } from "./agent/agent-core.j
 export type { AgentListener } from "./agent/listener-barrier.js";
 export type { AgentState, AgentStateSnapshot, AgentInitialState } from "./agent/agent-state.js";
 export type { SessionOptions } from "./session/open-session.js";
+export type { AgentSession } from "./agent/session-port.js";
 export type { SessionStore, SessionLease } from "./session/session-store.js";

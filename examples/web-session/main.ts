@@ -18,7 +18,7 @@
  *   // A tool that only reads may run again after a reload; one with an effect keeps the
  *   // default, replay: "never", and a call it was in the middle of is answered as interrupted.
  *   initialState: { model, tools: [{ ...weatherTool, replay: "safe" }, sendEmailTool] },
- *   session: { store: new IndexedDbSessionStore(), id: "chat-1", owner: tabName },
+ *   session: agentSession({ store: new IndexedDbSessionStore(), id: "chat-1", owner: tabName }),
  * });
  * agent.state$.subscribe(render);  // the restored transcript is drawn as soon as it is loaded
  * await agent.resume();            // loads the chat and finishes a run the last load left open
@@ -32,7 +32,7 @@
  */
 import { animationFrameScheduler, auditTime } from "rxjs";
 import { Agent, type AgentMessage, type AgentStateSnapshot } from "../../src/index.js"; // in your app: from "rxagent"
-import { SessionLeaseHeldError } from "../../src/session/index.js"; // in your app: from "rxagent/session"
+import { agentSession, SessionLeaseHeldError } from "../../src/session/index.js"; // in your app: from "rxagent/session"
 import { IndexedDbSessionStore } from "../../src/session/stores/indexeddb-store.js"; // in your app: from "rxagent/session/indexeddb"
 import { DEMO_MODEL, demoModel } from "../../demo/demo-model.js";
 import { browserTools } from "../../demo/tools.js";
@@ -63,12 +63,12 @@ const agent = new Agent({
     // The demo's tools only read, so a call a reload cut short may simply run again.
     tools: browserTools().map((tool) => ({ ...tool, replay: "safe" as const })),
   },
-  session: {
+  session: agentSession({
     store: new IndexedDbSessionStore({ name: "rxagent-web-session" }),
     id: "web-session",
     owner: tabName(),
     takeover: new URLSearchParams(location.search).has("takeover"),
-  },
+  }),
 });
 
 // ── The chat, drawn from state$ ─────────────────────────────────────────────────────────────

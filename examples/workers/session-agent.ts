@@ -5,7 +5,7 @@
  * @module
  */
 import { Agent, type AgentTool } from "../../src/index.js"; // in your app: from "rxagent"
-import type { SessionStore } from "../../src/session/index.js"; // "rxagent/session"
+import { agentSession, type SessionStore } from "../../src/session/index.js"; // "rxagent/session"
 import { SCRIPTED_MODEL, scriptedModel } from "./scripted-model.js";
 
 /** What {@link sessionAgent} needs. */
@@ -32,6 +32,6 @@ export function sessionAgent(options: SessionAgentOptions): Agent {
   return new Agent({
     initialState: { systemPrompt: "You settle orders.", model: SCRIPTED_MODEL, tools: options.tools },
     streamFn: scriptedModel(),
-    session: { store: options.store, id: options.sessionId, owner: options.owner, leaseTtlMs: options.leaseTtlMs },
+    session: agentSession({ store: options.store, id: options.sessionId, owner: options.owner, leaseTtlMs: options.leaseTtlMs }),
   });
 }

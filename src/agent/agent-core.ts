@@ -7,13 +7,12 @@
  *
  * @module
  */
-import { concat, defer, distinctUntilChanged, EMPTY, ignoreElements, isObservable, map, Observable, Subject, type SchedulerLike, type Subscription, finalize } from "rxjs";
+import { concat, defer, distinctUntilChanged, EMPTY, map, Observable, Subject, type SchedulerLike, type Subscription } from "rxjs";
 import type { Usage } from "../model/messages.js";
 import type { RunLimits } from "../loop/run-limits.js";
 import { checkRunControl } from "../loop/agent-loop.js";
 import type { ToolApprovalDecision } from "../tools/tool-types.js";
 import { ApprovalDesk } from "./approval-desk.js";
-import type { ResumePlan } from "../session/resume-plan.js";
 import { assertCanContinue } from "../loop/agent-loop.js";
 import { type AgentLoopConfig, isLoopKey, LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
 import type { ImageContent, StreamFn, ThinkingBudgets } from "../model/messages.js";
@@ -28,23 +27,10 @@ import { AgentRunner, type RunPlan } from "./agent-runner.js";
 import { AgentQueues } from "./agent-queues.js";
 import { type AgentListener, ListenerBarrier } from "./listener-barrier.js";
 import { type PromptInput, promptMessages, toMessage } from "./prompt-input.js";
-import { andThen, andThenValue, maybeAsync } from "../rx/maybe-async.js";
-import { checkSessionOptions, openSession, type OpenedSession, type SessionOptions } from "../session/open-session.js";
-import { planResume } from "../session/resume-plan.js";
-import { SessionRecorder } from "../session/session-recorder.js";
-import { JOURNAL_VERSION, type ReplayPolicy } from "../session/journal-entry.js";
+import { andThenValue, maybeAsync } from "../rx/maybe-async.js";
+import type { AgentSession, ParkedRun, SessionHost, SessionJournal } from "./session-port.js";
 
 export type { AgentListener } from "./listener-barrier.js";
-
-/** A tool's replay policy (SPEC S5): `"never"` unless it declares `"safe"`. */
-function replayPolicyOf(tools: readonly AgentTool[], name: string): ReplayPolicy {
-  return tools.find((tool) => tool.name === name)?.replay === "safe" ? "safe" : "never";
-}
-
-/** A journal write as an event stream: empty, after the entries are durable. */
-function durable(written: void | Observable<void>): Observable<AgentEvent> {
-  return written ? written.pipe(ignoreElements()) : EMPTY;
-}
 
 // Keys of `providerOptions` that would reconfigure the loop, or that the Agent decides itself
 // (`reasoning` from `thinkingLevel`, absent when it is off; the runs' `scheduler`): not passed.
@@ -86,10 +72,11 @@ export interface AgentOptions extends LoopHooks {
   abortGraceMs?: number;
   /**
    * Keeps the Agent's transcript, queues and runs in a session journal (SPEC S1–S6), so a
-   * reload, a crash or a deploy loses nothing committed. Call `resume()` before the first prompt:
-   * it loads the session (a new one is created) and finishes what a stopped process left open.
+   * reload, a crash or a deploy loses nothing committed: `agentSession({ store, id })` from
+   * `rxagent/session`. Call `resume()` before the first prompt: it loads the session (a new one
+   * is created) and finishes what a stopped process left open.
    */
-  session?: SessionOptions;
+  session?: AgentSession;
 }
 
 export type { PromptInput } from "./prompt-input.js";
@@ -125,20 +112,15 @@ export class Agent {
 
   private readonly desk = new ApprovalDesk();
   /** A resumed run that waits for its first approval answer before it goes on (SPEC R1). */
-  private parked: Extract<ResumePlan, { kind: "tools" }> | undefined;
+  private parked: ParkedRun | undefined;
   private readonly store: AgentStateStore;
   private readonly listeners = new ListenerBarrier();
   private readonly queues: AgentQueues;
   private readonly changes = new Subject<void>();
   private readonly allEvents = new Subject<AgentEvent>();
   private readonly runner: AgentRunner;
-  private readonly sessionOptions: SessionOptions | undefined;
-  /** Set while `resume()` opens the session, then while it is open. */
-  private sessionState: "closed" | "opening" | "open" = "closed";
-  /** Whether a session was opened before (its queues are in the journal). */
-  private openedBefore = false;
-  /** The open session's lease, for `closeSession()`. */
-  private lease: OpenedSession["lease"] | undefined;
+  private readonly session: AgentSession | undefined;
+  private host: SessionHost | undefined;
 
   /**
    * Every event of every run, as it happens (hot). Subscribe before `prompt()` to see a run
@@ -183,8 +165,11 @@ export class Agent {
     this.maxConcurrency = options.maxConcurrency;
     this.abortGraceMs = options.abortGraceMs;
     checkRunControl(options);
-    if (options.session) checkSessionOptions(options.session);
-    this.sessionOptions = options.session;
+    const session = options.session;
+    if (session !== undefined && (typeof session !== "object" || session === null || typeof (session as Partial<AgentSession>).resume$ !== "function")) {
+      throw new TypeError('session must be built by agentSession() from "rxagent/session": `session: agentSession({ store, id })`.');
+    }
+    this.session = session;
     this.runner = new AgentRunner(this.store, this.listeners, this.allEvents);
     // An answer kept for a call of a run belongs to that run: a later call with the same id is asked anew.
     this.runner.onSettled = () => this.desk.forget();
@@ -526,7 +511,7 @@ export class Agent {
    *
    * @example
    * ```ts
-   * const agent = new Agent({ initialState: { model, tools }, streamFn, session: { store, id: "chat-1" } });
+   * const agent = new Agent({ initialState: { model, tools }, streamFn, session: agentSession({ store, id: "chat-1" }) });
    * await agent.resume();
    * agent.state.messages; // the transcript as the last process left it
    * ```
@@ -542,21 +527,10 @@ export class Agent {
    */
   resume$(): Observable<AgentEvent> {
     return defer(() => {
-      const options = this.sessionOptions;
-      if (!options) throw new Error("resume() needs a session: pass `session: { store, id }` in the Agent's options.");
-      if (this.sessionState !== "closed") throw new Error(`resume(): the session "${options.id}" is ${this.sessionState} already.`);
+      const session = this.session;
+      if (!session) throw new Error("resume() needs a session: pass `session: agentSession({ store, id })` (from rxagent/session) in the Agent's options.");
       if (this.runner.active) throw new Error("resume() while a run is active.");
-      this.sessionState = "opening";
-      const opened = defer(() => {
-        const result = openSession(options);
-        return isObservable(result) ? result : [result];
-      });
-      // A failed or abandoned open leaves the session closed: resume() may be called again.
-      return andThen(opened, (session) => this.adopt(session)).pipe(
-        finalize(() => {
-          if (this.sessionState === "opening") this.sessionState = "closed";
-        }),
-      );
+      return session.resume$(this.sessionHost());
     });
   }
 
@@ -582,87 +556,35 @@ export class Agent {
   closeSession$(): Observable<never> {
     return defer(() => {
       if (this.runner.active) throw new Error("closeSession() while a run is active: wait for it (await agent.waitForIdle()).");
-      const recorder = this.runner.recorder;
-      const lease = this.lease;
-      if (this.sessionState !== "open" || !recorder || !lease || !this.sessionOptions) return EMPTY;
-      const { store } = this.sessionOptions;
-      // Detached first: nothing the app does from now on is journaled under a lease it gave up.
-      this.runner.recorder = undefined;
-      this.parked = undefined;
-      this.desk.forget();
-      this.store.pendingApprovals = Object.freeze([]);
-      this.queues.observer = undefined;
-      this.store.onReplaced = undefined;
-      this.lease = undefined;
-      this.sessionState = "closed";
-      const release = (): Observable<never> => {
-        const released = maybeAsync(() => store.release(lease.sessionId, lease.token), "error");
-        return isObservable(released) ? released.pipe(ignoreElements()) : EMPTY;
-      };
-      const written = recorder.writer.whenDurable();
-      return written ? concat(written.pipe(ignoreElements()), defer(release)) : release();
+      return this.session ? this.session.close$(this.sessionHost()) : EMPTY;
     });
   }
 
-  /** Installs what the journal holds and starts what its plan says. */
-  private adopt(session: OpenedSession): Observable<AgentEvent> {
-    const { image } = session;
-    const plan = image ? planResume(image) : undefined;
-    // Checked before anything is installed: a resume that cannot run leaves the session closed.
-    if ((plan?.kind === "continue" || plan?.kind === "tools") && (!this.streamFn || !this.store.hasModel)) {
-      throw new Error(`resume(): session "${session.lease.sessionId}" has a run to finish, and the Agent has no ${this.streamFn ? "model" : "streamFn"} to finish it with.`);
-    }
-    const recorder = new SessionRecorder(session.writer, () => this.now(), (name) => replayPolicyOf(this.store.tools, name));
-    // Queued before the session first opened: kept, after what the journal held, and journaled
-    // now. When it opens again (after closeSession()), the journal is the truth.
-    const early = { steering: this.queues.steering.clear(), followUp: this.queues.followUp.clear() };
-    if (this.openedBefore) early.steering = early.followUp = [];
-    this.openedBefore = true;
-    if (image) {
-      this.store.install(image.messages);
-      this.store.installUsage(image.usage);
-      this.store.errorMessage = image.errorMessage;
-      this.queues.restore("steering", image.steering.map((q) => q.message));
-      this.queues.restore("followUp", image.followUp.map((q) => q.message));
-      recorder.adopt("steering", image.steering);
-      recorder.adopt("followUp", image.followUp);
-    }
-    this.runner.recorder = recorder;
-    this.lease = session.lease;
-    this.queues.observer = recorder;
-    this.store.onReplaced = (messages, reset) => recorder.replaced(messages, reset);
-    this.sessionState = "open";
-    if (!image) {
-      const at = this.now();
-      void session.writer.write({ v: JOURNAL_VERSION, seq: 0, type: "created", at, sessionId: session.lease.sessionId }, { v: JOURNAL_VERSION, seq: 0, type: "transcript", at, messages: this.store.transcript.slice() });
-    }
-    for (const name of ["steering", "followUp"] as const) {
-      for (const message of early[name]) {
-        this.queues.queue(name).enqueue(message);
-        recorder.enqueued(name, message);
-      }
-    }
-    if (!plan) return durable(session.writer.whenDurable());
-    switch (plan.kind) {
-      case "idle":
-        return EMPTY;
-      case "close":
-        this.store.errorMessage = plan.errorMessage;
-        return durable(recorder.runEnded(plan.errorMessage));
-      case "continue":
-        return this.continue$();
-      case "tools":
-        if (plan.aborted) return this.run({ resume: { message: plan.message, settled: plan.settled }, aborted: true });
-        if (plan.approvals.length > 0) {
-          // Waiting for a human: the run goes on when the first answer comes (approve / deny).
-          this.parked = plan;
-          this.store.pendingApprovals = Object.freeze(plan.approvals.slice());
-          this.store.touch();
-          return durable(session.writer.whenDurable());
-        }
-        for (const [id, kept] of plan.answers) this.desk.keep(id, kept);
-        return this.run({ resume: { message: plan.message, settled: plan.settled } });
-    }
+  /** What the session may do to this Agent: install state, journal, run, park. */
+  private sessionHost(): SessionHost {
+    return (this.host ??= {
+      state: this.store,
+      queues: this.queues,
+      now: () => this.now(),
+      missing: () => (!this.streamFn ? "streamFn" : !this.store.hasModel ? "model" : undefined),
+      attach: (journal: SessionJournal | undefined) => {
+        this.runner.recorder = journal;
+        this.queues.observer = journal;
+        this.store.onReplaced = journal && ((messages, reset) => journal.replaced(messages, reset));
+        if (journal) return;
+        this.parked = undefined;
+        this.desk.forget();
+        this.store.pendingApprovals = Object.freeze([]);
+      },
+      continue$: () => this.continue$(),
+      run: (plan) => this.run(plan),
+      park: (run) => {
+        this.parked = run;
+        this.store.pendingApprovals = Object.freeze(run.approvals.slice());
+        this.store.touch();
+      },
+      keep: (toolCallId, decision) => this.desk.keep(toolCallId, decision),
+    });
   }
 
   /** One run, owned by the Agent: a subscriber leaving only aborts it, the run still settles. */
@@ -672,7 +594,7 @@ export class Agent {
       throw new Error(`The resumed run waits for approval of tool call${this.parked.approvals.length === 1 ? "" : "s"} ${ids}: approve() or deny() first.`);
     }
     checkRunControl(this);
-    if (this.sessionOptions && this.sessionState !== "open") throw new Error(`The Agent keeps session "${this.sessionOptions.id}": call \`await agent.resume()\` before the first prompt.`);
+    if (this.session && !this.session.isOpen) throw new Error(`The Agent keeps session "${this.session.id}": call \`await agent.resume()\` before the first prompt.`);
     const streamFn = this.streamFn;
     if (!streamFn) throw new Error("The Agent has no streamFn: pass one in the options or assign agent.streamFn.");
     if (!this.store.hasModel) throw new Error("The Agent has no model: pass initialState.model, or assign agent.state.model before prompting.");

@@ -17,7 +17,7 @@ import { ActiveRun } from "./active-run.js";
 import type { AgentStateStore } from "./agent-state.js";
 import type { ListenerBarrier } from "./listener-barrier.js";
 import type { ResumedTurn } from "../loop/run.js";
-import type { SessionRecorder } from "../session/session-recorder.js";
+import type { SessionJournal } from "./session-port.js";
 
 /** What a run starts with: prompts, or none for a continuation. */
 export interface RunPlan {
@@ -35,7 +35,7 @@ export class AgentRunner {
   /** The run in progress, until its `agent_end` listeners settled. */
   active: ActiveRun | undefined;
   /** The session journal, once a session is open: every run event is written before it is told (SPEC S6). */
-  recorder: SessionRecorder | undefined;
+  recorder: SessionJournal | undefined;
 
   constructor(
     private readonly store: AgentStateStore,

@@ -48,7 +48,7 @@ export interface ForkResult {
  * ```ts
  * // Retry from the third message, with another prompt:
  * await lastValueFrom(forkSession(store, "chat-1", "chat-1-retry", { messages: 3 }));
- * const retry = new Agent({ ...options, session: { store, id: "chat-1-retry" } });
+ * const retry = new Agent({ ...options, session: agentSession({ store, id: "chat-1-retry" }) });
  * await retry.resume();
  * await retry.prompt("Try it differently.");
  * ```

@@ -11,6 +11,7 @@ import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentTool, Usage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
 import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
+import { agentSession } from "../../src/session/agent-session.js";
 import type { SessionStore } from "../../src/session/session-store.js";
 import type { Message } from "../../src/model/messages.js";
 import { model, roles, textOf, textResult, tool } from "./support.js";
@@ -28,7 +29,7 @@ function guardedAgent(ran: string[], options: { store?: SessionStore; replies?: 
   return new Agent({
     initialState: { model, tools: [ls, rm] },
     streamFn: byTurn(replies),
-    ...(options.store ? { session: { store: options.store, id: "s", owner: options.owner ?? "a", ...(options.takeover ? { takeover: true } : {}) } } : {}),
+    ...(options.store ? { session: agentSession({ store: options.store, id: "s", owner: options.owner ?? "a", ...(options.takeover ? { takeover: true } : {}) }) } : {}),
   });
 }
 
@@ -265,7 +266,7 @@ describe("R1 R2 R4: review regressions", () => {
       new Agent({
         initialState: { model, tools: [{ ...write(hang), parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }] },
         streamFn: byTurn([{ content: [fauxToolCall("write", { path: "/etc/passwd" }, "w1")] }, { content: "done" }]),
-        session: { store, id: "s", owner, ...(owner === "a" ? {} : { takeover: true }) },
+        session: agentSession({ store, id: "s", owner, ...(owner === "a" ? {} : { takeover: true }) }),
       });
     const first = agentWith("a", true);
     await first.resume();
@@ -318,7 +319,7 @@ describe("R1 R2 R4: review regressions", () => {
       streamFn: byTurn([{ content: [fauxToolCall("hang", {}, "h1")] }, { content: "done" }]),
       limits: { timeoutMs: 20 },
       abortGraceMs: 10,
-      session: { store, id: "s" },
+      session: agentSession({ store, id: "s" }),
     });
     await agent.resume();
     await agent.prompt("go");

@@ -433,7 +433,7 @@ import { createProxyHandler, streamProxy } from "rxagent/proxy";
 import { toNodeListener } from "rxagent/proxy/node";
 import { withRetry } from "rxagent/retry";
 import { fromPiAi, fromPiAiModel } from "rxagent/pi-ai";
-import { forkSession, InMemorySessionStore, type SessionStore } from "rxagent/session";
+import { agentSession, forkSession, InMemorySessionStore, type SessionStore } from "rxagent/session";
 import { FileSessionStore } from "rxagent/session/file";
 import { IndexedDbSessionStore } from "rxagent/session/indexeddb";
 import { PostgresSessionStore, type PostgresPool } from "rxagent/session/postgres";
@@ -488,7 +488,7 @@ const memory: SessionStore = new InMemorySessionStore();
 export const stores: SessionStore[] = [memory, new FileSessionStore({ directory: "sessions" })];
 export const browserStore = (factory: IDBFactory): SessionStore => new IndexedDbSessionStore({ indexedDB: factory });
 export const serviceStore = (pool: PostgresPool): SessionStore => new PostgresSessionStore({ pool });
-export const durable = new Agent({ streamFn: provider, initialState: { model: provider.model }, session: { store: memory, id: "chat-1" } });
+export const durable = new Agent({ streamFn: provider, initialState: { model: provider.model }, session: agentSession({ store: memory, id: "chat-1" }) });
 export const resumed: Promise<void> = durable.resume();
 export const forked = forkSession(memory, "chat-1", "chat-2", { messages: 1 });
 // MCP, tracing and AI SDK models: the entries resolve, with their peers' types.

@@ -12,6 +12,7 @@ import { replayJournal } from "../../src/session/session-image.js";
 import { SessionFencedError, SessionLeaseHeldError } from "../../src/session/session-errors.js";
 import type { SessionStore } from "../../src/session/session-store.js";
 import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
+import { agentSession } from "../../src/session/agent-session.js";
 import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
 import { label, newScheduler, timerTool } from "../helpers/marbles.js";
 import { userTexts } from "./scenario.js";
@@ -37,7 +38,7 @@ function agentOn(store: SessionStore, options: { id?: string; owner?: string; to
     initialState: { systemPrompt: "Be brief.", model, tools: options.tools ?? [echo] },
     streamFn: byTurn(options.replies ?? [{ content: [fauxToolCall("echo", { text: "hi" }, "e1")] }, { content: "done" }], options.scheduler),
     scheduler: options.scheduler,
-    session: { store, id: options.id ?? "s", owner: options.owner ?? "a", ...(options.takeover ? { takeover: true } : {}) },
+    session: agentSession({ store, id: options.id ?? "s", owner: options.owner ?? "a", ...(options.takeover ? { takeover: true } : {}) }),
   });
 }
 
@@ -127,9 +128,25 @@ describe("an Agent keeps its session (SPEC S1, S5)", () => {
     await expect(agent.prompt("go")).rejects.toThrow('The Agent keeps session "s": call `await agent.resume()` before the first prompt.');
     await agent.resume();
     await expect(agent.resume()).rejects.toThrow('resume(): the session "s" is open already.');
-    await expect(new Agent({ initialState: { model } }).resume()).rejects.toThrow("resume() needs a session: pass `session: { store, id }` in the Agent's options.");
-    expect(() => new Agent({ initialState: { model }, session: { store: new InMemorySessionStore(), id: "" } })).toThrow("session.id must be a non-empty string.");
-    expect(() => new Agent({ initialState: { model }, session: { store: {} as SessionStore, id: "s" } })).toThrow("session.store must be a SessionStore");
+    await expect(new Agent({ initialState: { model } }).resume()).rejects.toThrow("resume() needs a session: pass `session: agentSession({ store, id })` (from rxagent/session) in the Agent's options.");
+    expect(() => agentSession({ store: new InMemorySessionStore(), id: "" })).toThrow("session.id must be a non-empty string.");
+    expect(() => agentSession({ store: {} as SessionStore, id: "s" })).toThrow("session.store must be a SessionStore");
+    expect(() => agentSession({ store: new InMemorySessionStore(), id: "s", leaseTtlMs: 0 })).toThrow("session.leaseTtlMs must be a positive number");
+  });
+
+  it("S5: the session option is a value agentSession() built, for one Agent", async () => {
+    const options = { store: new InMemorySessionStore(), id: "s" };
+    // The options themselves, as the Agent took them before sessions were an entry point of their own.
+    expect(() => new Agent({ initialState: { model }, session: options as never })).toThrow('session must be built by agentSession() from "rxagent/session": `session: agentSession({ store, id })`.');
+    const session = agentSession(options);
+    const first = new Agent({ initialState: { model }, streamFn: byTurn([]), session });
+    const second = new Agent({ initialState: { model }, streamFn: byTurn([]), session });
+    await first.resume();
+    await expect(second.resume()).rejects.toThrow('resume(): the session "s" belongs to another Agent; build one agentSession() per Agent.');
+    expect(session.isOpen).toBe(true);
+    await first.closeSession();
+    expect(session.isOpen).toBe(false);
+    await expect(second.resume()).rejects.toThrow("belongs to another Agent");
   });
 
   it("S3: a session another owner holds is refused until it is released; the Agent can then try again", async () => {
@@ -247,7 +264,7 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
     await agent.prompt("go");
     const copy = cutJournal(store, (e) => e.type === "run_stopping");
     const provider = byTurn([{ content: "should not be asked" }]);
-    const resumed = new Agent({ initialState: { systemPrompt: "Be brief.", model, tools: [echo] }, streamFn: provider, session: { store: copy, id: "s", owner: "b" } });
+    const resumed = new Agent({ initialState: { systemPrompt: "Be brief.", model, tools: [echo] }, streamFn: provider, session: agentSession({ store: copy, id: "s", owner: "b" }) });
     await resumed.resume();
     expect(provider.requests).toHaveLength(0);
     expect(replayJournal(copy.load("s")!.entries).runOpen).toBe(false);
@@ -267,7 +284,7 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
       initialState: { systemPrompt: "Be brief.", model, tools: [echo] },
       streamFn: provider,
       finishTurn: (turn) => (decided.push((turn.message as Message).role), { action: "end" }),
-      session: { store: copy, id: "s", owner: "b" },
+      session: agentSession({ store: copy, id: "s", owner: "b" }),
     });
     await resumed.resume();
     expect(decided).toEqual(["assistant"]);
@@ -284,7 +301,7 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
     await agent.prompt("go");
     const copy = cutJournal(store, (e) => e.type === "run_stopping");
     const provider = byTurn([{ content: [fauxToolCall("stopper", {}, "x"), fauxToolCall("late", {}, "y")] }, { content: "should not be asked" }]);
-    const resumed = new Agent({ initialState: { systemPrompt: "Be brief.", model, tools: [stopper, late] }, streamFn: provider, session: { store: copy, id: "s", owner: "b" } });
+    const resumed = new Agent({ initialState: { systemPrompt: "Be brief.", model, tools: [stopper, late] }, streamFn: provider, session: agentSession({ store: copy, id: "s", owner: "b" }) });
     await resumed.resume();
     const results = resumed.state.messages.filter((m): m is Message & { role: "toolResult" } => (m as Message).role === "toolResult");
     expect(results.map((r) => r.toolCallId)).toEqual(["x", "y"]);

@@ -10,12 +10,13 @@ import { FORKED_TOOL_TEXT, forkSession, type ForkResult } from "../../src/sessio
 import { replayJournal } from "../../src/session/session-image.js";
 import { SessionConflictError } from "../../src/session/session-errors.js";
 import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
+import { agentSession } from "../../src/session/agent-session.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { userTexts } from "./scenario.js";
 
 const model = { id: "faux-1", api: "faux", provider: "faux" };
 const agentOn = (store: InMemorySessionStore, id: string, replies: string[]) =>
-  new Agent({ initialState: { systemPrompt: "Be brief.", model }, streamFn: fauxProvider(replies.map((content) => ({ content }))), session: { store, id } });
+  new Agent({ initialState: { systemPrompt: "Be brief.", model }, streamFn: fauxProvider(replies.map((content) => ({ content }))), session: agentSession({ store, id }) });
 const settled = (result: Observable<ForkResult>): Promise<ForkResult> => lastValueFrom(result);
 
 describe("forkSession (SPEC S7)", () => {
@@ -66,7 +67,7 @@ describe("forkSession (SPEC S7)", () => {
     const agent = new Agent({
       initialState: { model, tools: [echo] },
       streamFn: fauxProvider([{ content: [fauxToolCall("echo", {}, "a"), fauxToolCall("echo", {}, "b")] }, { content: "done" }]),
-      session: { store, id: "main" },
+      session: agentSession({ store, id: "main" }),
     });
     await agent.resume();
     await agent.prompt("go");

@@ -7,6 +7,7 @@
 import { Agent, type AgentMessage, type AgentTool, type Message, type StreamFn } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
 import type { SessionStore } from "../../src/session/session-store.js";
+import { agentSession } from "../../src/session/agent-session.js";
 import { textOf } from "../helpers/fixtures.js";
 
 /** Where the side effects of `charge` are counted: survives the agent (a file, in the child process). */
@@ -75,7 +76,7 @@ export function scenarioAgent(store: SessionStore, id: string, effects: EffectLo
   return new Agent({
     initialState: { systemPrompt: "You run the crash scenario.", model: { id: "faux-1", api: "faux", provider: "faux" }, tools: scenarioTools(effects, options.wait) },
     streamFn,
-    session: { store, id, owner: options.owner ?? "scenario" },
+    session: agentSession({ store, id, owner: options.owner ?? "scenario" }),
   });
 }
 

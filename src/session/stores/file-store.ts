@@ -59,7 +59,7 @@ interface Scan {
  * ```ts
  * import { FileSessionStore } from "rxagent/session/file";
  * const store = new FileSessionStore({ directory: ".sessions" });
- * const agent = new Agent({ initialState: { model, tools }, streamFn, session: { store, id: "chat-1" } });
+ * const agent = new Agent({ initialState: { model, tools }, streamFn, session: agentSession({ store, id: "chat-1" }) });
  * await agent.resume();
  * ```
  */

@@ -52,7 +52,7 @@ type Mode = "readonly" | "readwrite";
  * @example
  * ```ts
  * const store = new IndexedDbSessionStore();
- * const agent = new Agent({ initialState: { model }, streamFn, session: { store, id: "chat-1" } });
+ * const agent = new Agent({ initialState: { model }, streamFn, session: agentSession({ store, id: "chat-1" }) });
  * await agent.resume(); // after a reload, the chat is back
  * ```
  *

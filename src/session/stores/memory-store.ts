@@ -32,7 +32,7 @@ export interface InMemorySessionStoreOptions {
  * @example
  * ```ts
  * const store = new InMemorySessionStore();
- * const agent = new Agent({ initialState: { model }, streamFn, session: { store, id: "chat-1" } });
+ * const agent = new Agent({ initialState: { model }, streamFn, session: agentSession({ store, id: "chat-1" }) });
  * await agent.resume();
  * ```
  */

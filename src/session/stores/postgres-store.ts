@@ -82,7 +82,7 @@ const ADVISORY_CLASS = 0x72786167;
  * ```ts
  * import pg from "pg";
  * const store = new PostgresSessionStore({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) });
- * const agent = new Agent({ initialState: { model }, streamFn, session: { store, id: "chat-1" } });
+ * const agent = new Agent({ initialState: { model }, streamFn, session: agentSession({ store, id: "chat-1" }) });
  * await agent.resume();
  * ```
  */

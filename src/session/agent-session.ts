@@ -1,0 +1,160 @@
+/**
+ * A session for an Agent (SPEC S1–S6): `agentSession({ store, id })` is the value of the Agent's
+ * `session` option. It opens the session on `resume()` (lease, journal, check), installs what
+ * the journal holds, finishes what a stopped process left open, journals from then on, and lets
+ * the lease go on `closeSession()`.
+ *
+ * @module
+ */
+import { concat, defer, EMPTY, finalize, ignoreElements, isObservable, type Observable } from "rxjs";
+import type { AgentSession, SessionHost } from "../agent/session-port.js";
+import type { AgentEvent } from "../model/types.js";
+import { andThen, maybeAsync } from "../rx/maybe-async.js";
+import type { AgentTool } from "../tools/tool-types.js";
+import { JOURNAL_VERSION, type ReplayPolicy } from "./journal-entry.js";
+import { checkSessionOptions, openSession, type OpenedSession, type SessionOptions } from "./open-session.js";
+import { planResume } from "./resume-plan.js";
+import { SessionRecorder } from "./session-recorder.js";
+
+/** A tool's replay policy (SPEC S5): `"never"` unless it declares `"safe"`. */
+function replayPolicyOf(tools: readonly AgentTool[], name: string): ReplayPolicy {
+  return tools.find((tool) => tool.name === name)?.replay === "safe" ? "safe" : "never";
+}
+
+/** A journal write as an event stream: empty, after the entries are durable. */
+function durable(written: void | Observable<void>): Observable<AgentEvent> {
+  return written ? written.pipe(ignoreElements()) : EMPTY;
+}
+
+/**
+ * The session for the Agent's `session` option. The options are checked here (a `TypeError`
+ * names what is wrong); the store is not touched until `resume()`.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from "rxagent";
+ * import { agentSession, InMemorySessionStore } from "rxagent/session";
+ * const agent = new Agent({ initialState: { model }, streamFn, session: agentSession({ store: new InMemorySessionStore(), id: "chat-1" }) });
+ * await agent.resume(); // the transcript as the last process left it
+ * await agent.prompt("Hello");
+ * ```
+ */
+export function agentSession(options: SessionOptions): AgentSession {
+  checkSessionOptions(options);
+  return new JournaledSession({ ...options });
+}
+
+class JournaledSession implements AgentSession {
+  private state: "closed" | "opening" | "open" = "closed";
+  /** The Agent it belongs to, from its first `resume()`. */
+  private host: SessionHost | undefined;
+  /** Whether it was open before (its queues are in the journal). */
+  private openedBefore = false;
+  private opened: { lease: OpenedSession["lease"]; recorder: SessionRecorder } | undefined;
+
+  constructor(private readonly options: SessionOptions) {}
+
+  get id(): string {
+    return this.options.id;
+  }
+
+  get isOpen(): boolean {
+    return this.state === "open";
+  }
+
+  resume$(host: SessionHost): Observable<AgentEvent> {
+    return defer(() => {
+      if (this.host && this.host !== host) throw new Error(`resume(): the session "${this.id}" belongs to another Agent; build one agentSession() per Agent.`);
+      if (this.state !== "closed") throw new Error(`resume(): the session "${this.id}" is ${this.state} already.`);
+      this.host = host;
+      this.state = "opening";
+      const opened = defer(() => {
+        const result = openSession(this.options);
+        return isObservable(result) ? result : [result];
+      });
+      // A failed or abandoned open leaves the session closed: resume() may be called again.
+      return andThen(opened, (session) => this.adopt(host, session)).pipe(
+        finalize(() => {
+          if (this.state === "opening") this.state = "closed";
+        }),
+      );
+    });
+  }
+
+  close$(host: SessionHost): Observable<never> {
+    return defer(() => {
+      const opened = this.opened;
+      if (this.state !== "open" || !opened || host !== this.host) return EMPTY;
+      // Detached first: nothing the app does from now on is journaled under a lease it gave up.
+      host.attach(undefined);
+      this.opened = undefined;
+      this.state = "closed";
+      const { store } = this.options;
+      const release = (): Observable<never> => {
+        const released = maybeAsync(() => store.release(opened.lease.sessionId, opened.lease.token), "error");
+        return isObservable(released) ? released.pipe(ignoreElements()) : EMPTY;
+      };
+      const written = opened.recorder.writer.whenDurable();
+      return written ? concat(written.pipe(ignoreElements()), defer(release)) : release();
+    });
+  }
+
+  /** Installs what the journal holds and starts what its plan says. */
+  private adopt(host: SessionHost, session: OpenedSession): Observable<AgentEvent> {
+    const { image } = session;
+    const { state, queues } = host;
+    const plan = image ? planResume(image) : undefined;
+    // Checked before anything is installed: a resume that cannot run leaves the session closed.
+    const missing = host.missing();
+    if ((plan?.kind === "continue" || plan?.kind === "tools") && missing) {
+      throw new Error(`resume(): session "${session.lease.sessionId}" has a run to finish, and the Agent has no ${missing} to finish it with.`);
+    }
+    const recorder = new SessionRecorder(session.writer, () => host.now(), (name) => replayPolicyOf(state.tools, name));
+    // Queued before the session first opened: kept, after what the journal held, and journaled
+    // now. When it opens again (after closeSession()), the journal is the truth.
+    const early = { steering: queues.steering.clear(), followUp: queues.followUp.clear() };
+    if (this.openedBefore) early.steering = early.followUp = [];
+    this.openedBefore = true;
+    if (image) {
+      state.install(image.messages);
+      state.installUsage(image.usage);
+      state.errorMessage = image.errorMessage;
+      queues.restore("steering", image.steering.map((q) => q.message));
+      queues.restore("followUp", image.followUp.map((q) => q.message));
+      recorder.adopt("steering", image.steering);
+      recorder.adopt("followUp", image.followUp);
+    }
+    host.attach(recorder);
+    this.opened = { lease: session.lease, recorder };
+    this.state = "open";
+    if (!image) {
+      const at = host.now();
+      void session.writer.write({ v: JOURNAL_VERSION, seq: 0, type: "created", at, sessionId: session.lease.sessionId }, { v: JOURNAL_VERSION, seq: 0, type: "transcript", at, messages: state.transcript.slice() });
+    }
+    for (const name of ["steering", "followUp"] as const) {
+      for (const message of early[name]) {
+        queues.queue(name).enqueue(message);
+        recorder.enqueued(name, message);
+      }
+    }
+    if (!plan) return durable(session.writer.whenDurable());
+    switch (plan.kind) {
+      case "idle":
+        return EMPTY;
+      case "close":
+        state.errorMessage = plan.errorMessage;
+        return durable(recorder.runEnded(plan.errorMessage));
+      case "continue":
+        return host.continue$();
+      case "tools":
+        if (plan.aborted) return host.run({ resume: { message: plan.message, settled: plan.settled }, aborted: true });
+        if (plan.approvals.length > 0) {
+          // Waiting for a human: the run goes on when the first answer comes (approve / deny).
+          host.park(plan);
+          return durable(session.writer.whenDurable());
+        }
+        for (const [id, kept] of plan.answers) host.keep(id, kept);
+        return host.run({ resume: { message: plan.message, settled: plan.settled } });
+    }
+  }
+}
