@@ -473,6 +473,11 @@ for (const [name, r] of Object.entries(otelResults ?? {})) {
   target(`Tracing on (SDK, in-memory exporter), ${name} ${r.size}: CPU × no tracing`, r.variants["on:operator"].cpuRatio, "reported", true, `${r.variants["on:operator"].spans} spans a run`);
 }
 target("Size, rxagent own code (min+gz)", `${sizeResults.rxagentOwn.gzipped} B`, "≤ 10 KB (10 240 B)", sizeResults.rxagentOwn.gzipped <= 10_240, `reference core: ${sizeResults.reference.gzipped} B`);
+if (sizeResults.coreOwn) target("Size, rxagent/core own code (min+gz)", `${sizeResults.coreOwn.gzipped} B`, "≤ 10 KB (10 240 B)", sizeResults.coreOwn.gzipped <= 10_240, "the entry without ajv and run control");
+if (sizeResults.apps) {
+  const { interpreting, precompiled, ajv } = sizeResults.apps;
+  target("Size, minimal browser app with the CSP-safe validator (rxagent/core + interpretingValidator, min+gz)", `${interpreting.gzipped} B`, "≤ 30 KB (30 720 B)", interpreting.gzipped <= 30_720, `with precompiledValidator: ${precompiled.gzipped} B; from rxagent (ajv): ${ajv.gzipped} B`);
+}
 
 // ── output ───────────────────────────────────────────────────────────────────────────────
 const results = { provenance, machine, method: methodNotes(), timings, memory: memoryResults, sessions: sessionResults, otel: otelResults, size: sizeResults, coldImport: importResults, targets };
@@ -498,7 +503,7 @@ function methodNotes() {
     "Every run's event count, transcript length, request count and final stop reason are checked equal across runtimes and runs.",
     "Peers (PEERS.md): Vercel AI SDK 7 (`streamText` for the loop workloads, `ToolLoopAgent` for the long run) on a hand-written in-memory LanguageModelV4, OpenAI Agents JS (`Runner` + `Agent`, streamed, tracing off) on a hand-written in-memory Model, and a floor (lib/floor.mjs: a plain loop doing the same observable work per event, no validation). Each plays the same scripts in its own protocol, in the same batches per macrotask; their tools validate with zod, rxagent's and the reference's with JSON Schema. Every run of every runtime is checked against the script: provider requests, tool executions, tool results kept, final answer length; a run that differs fails the benchmark. Streaming and tool-heavy beside the peers: every runtime (reference and rxagent too) in a fresh process per round, order rotating, 3 (tool-heavy 5) warm-up runs then 3 timed runs a process, 5 rounds; long runs: the peers join the rounds above at the sizes up to their limit (PEER_MAX; never extrapolated; a workload a peer fits at no size runs again at its limit with every runtime). The SDKs take milliseconds a turn: they run in the first 3 rounds only, one warm-up run at a small size and one timed run a process; in memory, one process each, at the smallest long run only. Per-round ratios: each round's (or process's) median ÷ the other runtime's in the same round.",
     "Memory: each runtime in its own process per sample (--expose-gc), the provider's library (pi-ai or rxjs) loaded with the runtime. Peak RSS = process.resourceUsage().maxRSS after one cold run; 'RSS after import' is the same before it. Heap retained = heapUsed after a further run minus before it (both after global.gc(); before it, five warm runs at a moderate size so the code is compiled and optimized: this is the run's data. V8 still compiles or drops optimized code during the measured run, ±30–260 KiB in its code spaces, so the table splits data (outside the code spaces; the target) from code), with the Agent or the loop's agent_end messages still referenced. Medians of 3 processes per runtime (alternating).",
-    "Size: esbuild 0.28 bundle + minify of `export { Agent, agentLoop }` (platform browser, ESM, es2022), gzip level 9; with esbuild's browser defaults rxjs resolves to its esm5 build, which brings tslib. Cold import: time of `await import()` of the runtime's entry in a fresh process (11 per runtime, alternating).",
+    "Size: esbuild 0.28 bundle + minify of `export { Agent, agentLoop }` (platform browser, ESM, es2022), gzip level 9; with esbuild's browser defaults rxjs resolves to its esm5 build, which brings tslib (as with Vite's defaults; Angular's es2015 condition saves ~1.5 KB). The minimal apps bundle one Agent with one tool, prompted once, with everything they import. Cold import: time of `await import()` of the runtime's entry in a fresh process (11 per runtime, alternating).",
   ];
 }
 
@@ -679,10 +684,10 @@ function renderMarkdown(r) {
   }
   p(`## ${section}. Size and start-up`);
   p();
-  p("| Bundle (Agent + agentLoop, esbuild --minify, browser ESM) | Minified | Min + gzip |");
+  p("| Bundle (Agent + agentLoop, or an app: one Agent, one tool; esbuild --minify, browser ESM) | Minified | Min + gzip |");
   p("|---|---|---|");
-  for (const key of ["rxagentOwn", "rxagentTotal", "reference"]) {
-    const b = r.size[key];
+  const bundles = [r.size.rxagentOwn, r.size.rxagentTotal, r.size.reference, r.size.coreOwn, ...Object.values(r.size.apps ?? {})].filter(Boolean);
+  for (const b of bundles) {
     const parts = Object.entries(b.bytesInOutputByPackage)
       .filter(([k, v]) => v > 0 && k !== "(entry)")
       .map(([k, v]) => `${k} ${(v / 1024).toFixed(1)} KiB`)

@@ -1,15 +1,18 @@
 /**
- * rxagent/core: everything `rxagent` exports, with no default validator. `Agent`, `agentLoop`,
- * `agentLoopContinue`, `runToolCall` and `validateToolArguments` here need a `validator` (or
- * every tool its own), and in
- * exchange a bundle that never names `ajvValidator` does not carry ajv (~35 KB min+gz): the
- * entry for pages under a strict Content Security Policy, with `interpretingValidator` or
- * `precompiledValidator`.
+ * rxagent/core: everything `rxagent` exports, with no default validator and no built-in run
+ * control. `Agent`, `agentLoop`, `agentLoopContinue`, `runToolCall` and `validateToolArguments`
+ * here need a `validator` (or every tool its own), and in exchange a bundle that never names
+ * `ajvValidator` does not carry ajv (~35 KB min+gz): the entry for pages under a strict Content
+ * Security Policy, with `interpretingValidator` or `precompiledValidator`, and for small
+ * bundles. Approvals, limits and scheduling (SPEC R1–R3) need `runControl` in the options
+ * (SPEC R6); a bundle that never names it carries none of their code.
  *
  * @example
  * ```ts
- * import { Agent, interpretingValidator } from "rxagent/core";
+ * import { Agent, interpretingValidator, runControl } from "rxagent/core";
  * const agent = new Agent({ streamFn, validator: interpretingValidator, initialState: { model, tools } });
+ * // with limits or approvals:
+ * const guarded = new Agent({ streamFn, validator: interpretingValidator, runControl, limits: { maxTurns: 8 }, initialState: { model, tools } });
  * ```
  *
  * @module rxagent/core
@@ -19,6 +22,8 @@ export * from "./model/types.js";
 export * from "./tools/tool-types.js";
 export * from "./loop/loop-config.js";
 export type { RunLimits } from "./loop/run-limits.js";
+export { runControl } from "./loop/run-control.js";
+export type { RunControl, RunControlOptions } from "./loop/run-control-port.js";
 export { addUsage } from "./model/usage-totals.js";
 export type { MaybeAsync } from "./rx/maybe-async.js";
 export { agentLoop, agentLoopContinue } from "./loop/agent-loop-core.js";

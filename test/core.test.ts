@@ -1,7 +1,8 @@
 /**
- * `rxagent/core` (SPEC T2): the same API as `rxagent` without a default validator. Its Agent,
- * loop and `runToolCall` need a `validator` (or every tool its own) and say so at once; with one
- * they behave as `rxagent`'s do. `rxagent`'s are the core's with ajv as the default.
+ * `rxagent/core` (SPEC T2, R1–R3): the same API as `rxagent` without a default validator and
+ * without built-in run control. Its Agent, loop and `runToolCall` need a `validator` (or every
+ * tool its own) and say so at once; limits, concurrency and approvals need `runControl`. With
+ * them they behave as `rxagent`'s do. `rxagent`'s are the core's with ajv and run control.
  */
 import { describe, expect, it } from "vitest";
 import * as core from "../src/core.js";
@@ -67,5 +68,57 @@ describe("T2: rxagent/core has no default validator", () => {
     const differ = Object.keys(full).filter((name) => (full as Record<string, unknown>)[name] !== (core as Record<string, unknown>)[name]);
     expect(differ.sort()).toEqual(["Agent", "agentLoop", "agentLoopContinue", "runToolCall", "validateToolArguments"]);
     expect(Object.keys(full).sort()).toEqual(Object.keys(core).sort());
+  });
+});
+
+describe("R1–R3: rxagent/core has run control only when it is passed", () => {
+  const validator = core.interpretingValidator;
+  const guarded = tool("rm", () => textResult("removed"), { type: "object" }, { needsApproval: true });
+  const needsRunControl = /needs run control: pass `runControl` \(import \{ runControl \} from "rxagent\/core"\)/;
+
+  it("R2 R3: its Agent refuses limits or maxConcurrency without runControl, at once, naming what to pass", () => {
+    expect(() => new core.Agent({ initialState: { model }, validator, limits: { maxTurns: 2 } })).toThrow(/^`limits` needs run control/);
+    expect(() => new core.Agent({ initialState: { model }, validator, maxConcurrency: 2 })).toThrow(needsRunControl);
+    // Bad values are still bad values when run control is there.
+    expect(() => new core.Agent({ initialState: { model }, validator, runControl: core.runControl, maxConcurrency: 0 })).toThrow("maxConcurrency must be a positive integer, got 0.");
+  });
+
+  it("R1: a tool that needs approval is refused when the run starts without runControl: it never runs unasked", async () => {
+    const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "r1")] }, { content: "done" }]);
+    const agent = new core.Agent({ initialState: { model }, streamFn: provider, validator });
+    agent.state.tools = [guarded];
+    await expect(agent.prompt("rm")).rejects.toThrow(/^Tool "rm" \(needsApproval or concurrencyKey\) needs run control/);
+    expect(provider.requests).toHaveLength(0);
+    expect(() => core.agentLoop([user("go")], contextWith([guarded]), { model, validator }, undefined, provider)).toThrow(needsRunControl);
+    // needsApproval: false asks for nothing.
+    expect(() => core.agentLoop([user("go")], contextWith([{ ...guarded, needsApproval: false }]), { model, validator }, undefined, provider)).not.toThrow();
+  });
+
+  it("R1: beforeToolCall asking for approval without run control gives the call an error result, and no request event", () => {
+    const events = collectSync(
+      core.agentLoop([user("go")], contextWith([add]), { model, validator, beforeToolCall: () => ({ needsApproval: true }) }, undefined, script()),
+    );
+    expect(events.some((event) => event.type === "tool_approval_request")).toBe(false);
+    expect(events.find((event) => event.type === "tool_execution_end")).toMatchObject({ isError: true, result: { content: [{ text: 'Tool call "add" needs approval, and nothing in this run can give it (no requestApproval).' }] } });
+  });
+
+  it("R1 R2: with runControl its Agent and loop do what rxagent's do: limits end the run, approvals are asked", async () => {
+    const provider = fauxProvider([{ content: [fauxToolCall("add", { a: 1, b: 2 }, "t1")] }, { content: [fauxToolCall("add", { a: 1, b: 2 }, "t2")] }, { content: "3" }]);
+    const agent = new core.Agent({ initialState: { model, tools: [add] }, streamFn: provider, validator, runControl: core.runControl, limits: { maxTurns: 2 } });
+    await agent.prompt("go");
+    expect(agent.state.limit).toMatchObject({ limit: "maxTurns", value: 2, used: 2 });
+    const asked: string[] = [];
+    const events = collectSync(
+      core.agentLoop([user("go")], contextWith([guarded]), { model, validator, runControl: core.runControl, requestApproval: (request) => (asked.push(request.toolCallId), { approved: false, reason: "no" }) }, undefined, fauxProvider([{ content: [fauxToolCall("rm", {}, "r1")] }, { content: "ok" }])),
+    );
+    expect(asked).toEqual(["r1"]);
+    expect(events.filter((event) => event.type.startsWith("tool_approval")).map((event) => event.type)).toEqual(["tool_approval_request", "tool_approval_end"]);
+  });
+
+  it("R1–R3: rxagent's Agent and agentLoop have run control without being told", () => {
+    const events = collectSync(full.agentLoop([user("go")], contextWith([add]), { model, limits: { maxToolCalls: 1, onLimit: "tell" } }, undefined, fauxProvider([{ content: [fauxToolCall("add", { a: 1, b: 2 }, "t1"), fauxToolCall("add", { a: 2, b: 2 }, "t2")] }, { content: "ok" }])));
+    const ends = events.filter((event) => event.type === "tool_execution_end");
+    // The refused call ends at preflight, before the one that ran (completion order).
+    expect(ends.map((event) => [event.toolCallId, event.isError])).toEqual([["t2", true], ["t1", false]]);
   });
 });

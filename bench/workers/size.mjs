@@ -6,11 +6,17 @@
  * - rxagent, total: with the rxjs parts it uses and ajv bundled in.
  * - reference: pi-agent-core's `Agent` + `agentLoop` with everything it pulls from pi-ai (and
  *   pi-schema), bundled the same way; nothing it imports is external.
+ * - rxagent/core, own code: the same two exports from the entry without ajv and run control.
+ * - Minimal browser apps: an `Agent` with one tool, prompted once, everything bundled: from
+ *   `rxagent/core` with `interpretingValidator`, with `precompiledValidator` (the tool's schema
+ *   compiled by scripts/precompile-validators.mjs), and from `rxagent` (ajv).
  *
  * Prints one JSON line.
  */
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { RXAGENT_ENTRY } from "../lib/runtimes.mjs";
@@ -18,9 +24,9 @@ import { RXAGENT_ENTRY } from "../lib/runtimes.mjs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const benchDir = path.resolve(here, "..");
 
-async function bundle(name, importFrom, external) {
+async function bundle(name, importFrom, external, contents = `export { Agent, agentLoop } from ${JSON.stringify(importFrom)};`) {
   const result = await build({
-    stdin: { contents: `export { Agent, agentLoop } from ${JSON.stringify(importFrom)};`, resolveDir: benchDir, loader: "js" },
+    stdin: { contents, resolveDir: benchDir, loader: "js" },
     bundle: true,
     minify: true,
     format: "esm",
@@ -49,14 +55,46 @@ async function bundle(name, importFrom, external) {
 
 function packageOf(file) {
   const parts = file.split("node_modules/");
-  if (parts.length === 1) return file.startsWith("<stdin>") ? "(entry)" : "rxagent";
+  if (parts.length === 1) return file.startsWith("<stdin>") ? "(entry)" : file.endsWith("validators.mjs") ? "(generated validators)" : "rxagent";
   const rest = parts[parts.length - 1].split("/");
   return rest[0].startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0];
 }
 
+const CORE_ENTRY = path.join(path.dirname(RXAGENT_ENTRY), "core.js");
+const SCHEMA = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+
+/** An app's source: one Agent, one tool, one prompt; `validator` is an expression over the imports. */
+function minimalApp(imports, validator, preamble = "") {
+  const option = validator ? `validator: ${validator}, ` : "";
+  return `${imports}\n${preamble}\nconst weather = { name: "weather", label: "Weather", description: "The weather in a city.", parameters: ${JSON.stringify(SCHEMA)}, execute: async (_id, { city }) => ({ content: [{ type: "text", text: "Sunny in " + city }] }) };\nconst agent = new Agent({ streamFn: globalThis.streamFn, ${option}initialState: { model: globalThis.model, tools: [weather] } });\nagent.subscribe((event) => console.log(event.type));\nvoid agent.prompt("Weather in Oslo?");\n`;
+}
+
+/** The precompiled validators module for the app's schema, written where the bundle can import it. */
+async function precompiledModule() {
+  const { precompileValidators } = await import(pathToFileURL(path.resolve(benchDir, "../scripts/precompile-validators.mjs")).href);
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "rxagent-size-")), "validators.mjs");
+  writeFileSync(file, precompileValidators({ weather: SCHEMA }));
+  return file;
+}
+
+const validatorsFile = await precompiledModule();
+const core = JSON.stringify(CORE_ENTRY);
 const results = {
   rxagentOwn: await bundle("rxagent (own code; rxjs, ajv external)", RXAGENT_ENTRY, ["rxjs", "rxjs/*", "ajv", "ajv/*"]),
   rxagentTotal: await bundle("rxagent + the rxjs parts it uses + ajv", RXAGENT_ENTRY, []),
   reference: await bundle("pi-agent-core + what it pulls from pi-ai", "@earendil-works/pi-agent-core", []),
+  coreOwn: existsSync(CORE_ENTRY) ? await bundle("rxagent/core (own code; rxjs external)", CORE_ENTRY, ["rxjs", "rxjs/*"]) : undefined,
+  apps: existsSync(CORE_ENTRY)
+    ? {
+        interpreting: await bundle("app: rxagent/core + interpretingValidator", CORE_ENTRY, [], minimalApp(`import { Agent, interpretingValidator } from ${core};`, "interpretingValidator")),
+        precompiled: await bundle(
+          "app: rxagent/core + precompiledValidator",
+          CORE_ENTRY,
+          [],
+          minimalApp(`import { Agent, precompiledValidator } from ${core};\nimport { validators } from ${JSON.stringify(validatorsFile)};`, "precompiledValidator(validators)"),
+        ),
+        ajv: await bundle("app: rxagent (ajv)", RXAGENT_ENTRY, [], minimalApp(`import { Agent } from ${JSON.stringify(RXAGENT_ENTRY)};`)),
+      }
+    : undefined,
 };
 process.stdout.write(JSON.stringify(results) + "\n");

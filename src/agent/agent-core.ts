@@ -10,7 +10,8 @@
 import { concat, defer, distinctUntilChanged, EMPTY, map, Observable, Subject, type SchedulerLike, type Subscription } from "rxjs";
 import type { Usage } from "../model/messages.js";
 import type { RunLimits } from "../loop/run-limits.js";
-import { checkRunControl } from "../loop/agent-loop.js";
+import { checkRunOptions } from "../loop/agent-loop.js";
+import type { RunControl } from "../loop/run-control-port.js";
 import type { ToolApprovalDecision } from "../tools/tool-types.js";
 import { ApprovalDesk } from "./approval-desk.js";
 import { assertCanContinue } from "../loop/agent-loop.js";
@@ -66,6 +67,12 @@ export interface AgentOptions extends LoopHooks {
   scheduler?: SchedulerLike;
   /** Budgets and breakers of every run (SPEC R2). */
   limits?: RunLimits;
+  /**
+   * Approvals, limits and scheduling (SPEC R1–R3). The Agent of `rxagent` has it always; with
+   * the one of `rxagent/core`, pass `runControl` to use `limits`, `maxConcurrency`, or tools with
+   * `needsApproval` or `concurrencyKey`.
+   */
+  runControl?: RunControl;
   /** The most calls of a parallel batch that execute at once (SPEC R3). */
   maxConcurrency?: number;
   /** How long an aborted run waits for a promise tool that has not settled (SPEC R4). */
@@ -107,6 +114,7 @@ export class Agent {
   validator: ArgumentValidator | undefined;
   scheduler: SchedulerLike | undefined;
   limits: RunLimits | undefined;
+  runControl: RunControl | undefined;
   maxConcurrency: number | undefined;
   abortGraceMs: number | undefined;
 
@@ -162,9 +170,10 @@ export class Agent {
     this.validator = options.validator;
     this.scheduler = options.scheduler;
     this.limits = options.limits;
+    this.runControl = options.runControl;
     this.maxConcurrency = options.maxConcurrency;
     this.abortGraceMs = options.abortGraceMs;
-    checkRunControl(options);
+    checkRunOptions(options, options.initialState?.tools, this.control());
     const session = options.session;
     if (session !== undefined && (typeof session !== "object" || session === null || typeof (session as Partial<AgentSession>).resume$ !== "function")) {
       throw new TypeError('session must be built by agentSession() from "rxagent/session": `session: agentSession({ store, id })`.');
@@ -479,7 +488,11 @@ export class Agent {
     if (this.limits !== undefined) config.limits = this.limits;
     if (this.maxConcurrency !== undefined) config.maxConcurrency = this.maxConcurrency;
     if (this.abortGraceMs !== undefined) config.abortGraceMs = this.abortGraceMs;
-    config.requestApproval = this.desk.request;
+    const control = this.control();
+    if (control) {
+      config.runControl = control;
+      config.requestApproval = this.desk.request;
+    }
     config.hasQueuedMessages = () => this.queues.hasMessages();
     const journal = this.runner.recorder;
     // On record as soon as it is reached: a resume must not continue a run a limit ended.
@@ -593,7 +606,7 @@ export class Agent {
       const ids = this.parked.approvals.map((request) => request.toolCallId).join(", ");
       throw new Error(`The resumed run waits for approval of tool call${this.parked.approvals.length === 1 ? "" : "s"} ${ids}: approve() or deny() first.`);
     }
-    checkRunControl(this);
+    checkRunOptions(this, this.store.tools, this.control());
     if (this.session && !this.session.isOpen) throw new Error(`The Agent keeps session "${this.session.id}": call \`await agent.resume()\` before the first prompt.`);
     const streamFn = this.streamFn;
     if (!streamFn) throw new Error("The Agent has no streamFn: pass one in the options or assign agent.streamFn.");
@@ -606,5 +619,14 @@ export class Agent {
   /** The validator for tools when neither they nor `validator` name one: none in `rxagent/core`. */
   protected defaultValidator(): ArgumentValidator | undefined {
     return undefined;
+  }
+
+  /** Run control when `runControl` names none: none in `rxagent/core`. */
+  protected defaultRunControl(): RunControl | undefined {
+    return undefined;
+  }
+
+  private control(): RunControl | undefined {
+    return this.runControl ?? this.defaultRunControl();
   }
 }

@@ -77,6 +77,7 @@ export class AgentRunner {
       skipInitialSteeringPoll: plan.skipInitialSteeringPoll,
       resume: plan.resume,
       validator,
+      control: config.runControl,
     });
     loop.subscribe({
       next: (event) => run.events.next(event),

@@ -1,12 +1,14 @@
 /**
  * The Agent of `rxagent`: the Agent of `rxagent/core` with ajv as the default validator of tool
- * arguments (SPEC T2).
+ * arguments (SPEC T2) and with run control (SPEC R1–R3).
  *
  * @module
  */
 import { ajvValidator } from "../tools/validators/ajv-validator.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 import { Agent as CoreAgent } from "./agent-core.js";
+import type { RunControl } from "../loop/run-control-port.js";
+import { runControl } from "../loop/run-control.js";
 
 export type { AgentListener, AgentOptions, PromptInput } from "./agent-core.js";
 
@@ -27,5 +29,9 @@ export type { AgentListener, AgentOptions, PromptInput } from "./agent-core.js";
 export class Agent extends CoreAgent {
   protected override defaultValidator(): ArgumentValidator {
     return ajvValidator;
+  }
+
+  protected override defaultRunControl(): RunControl {
+    return runControl;
   }
 }

@@ -22,11 +22,14 @@
  *
  * @module
  */
-import { asyncScheduler, catchError, defer, EMPTY, expand, filter, finalize, ignoreElements, Observable, of, queueScheduler, subscribeOn, type Subscription, tap } from "rxjs";
-import { checkDelay, checkPositive, checkRunLimits, limitReached } from "./run-limits.js";
+import { catchError, defer, EMPTY, expand, filter, finalize, ignoreElements, Observable, of, queueScheduler, subscribeOn, type Subscription, tap } from "rxjs";
+import { checkDelay } from "./run-limits.js";
+import { assertRunControl, type RunControl } from "./run-control-port.js";
+import { runControl } from "./run-control.js";
 import { sequence } from "../rx/sequence.js";
 import type { StreamFn } from "../model/messages.js";
 import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
+import type { AgentTool } from "../tools/tool-types.js";
 import { failure } from "./failure.js";
 import type { AgentLoopConfig } from "./loop-config.js";
 import { NextTurn, type Step } from "./next-turn.js";
@@ -104,32 +107,37 @@ export function requireStreamFn(streamFn: StreamFn | undefined): StreamFn {
  * @internal
  */
 export function runAgentLoop(input: AgentLoopRun): Observable<AgentEvent> {
-  return startAgentLoop(input, ajvValidator);
+  return startAgentLoop(input, ajvValidator, runControl);
 }
 
 /**
  * {@link runAgentLoop} with the validator for tools and config that name none passed in (or
- * none: then the config must name one). Nothing here refers to ajv, so an entry point that
- * never passes `ajvValidator` leaves it out of the bundle.
+ * none: then the config must name one), and the run control when the config names none (or
+ * none: then the run may not ask for it). Nothing here refers to ajv or to run control, so an
+ * entry point that never passes `ajvValidator` or `runControl` leaves them out of the bundle.
  *
  * @internal
  */
-export function startAgentLoop(input: AgentLoopRun, defaultValidator: ArgumentValidator | undefined): Observable<AgentEvent> {
+export function startAgentLoop(input: AgentLoopRun, defaultValidator: ArgumentValidator | undefined, defaultControl?: RunControl): Observable<AgentEvent> {
   const { config } = input;
   assertOneQueueSource(config.getSteeringMessages, config.steering$, "getSteeringMessages", "steering$");
   assertOneQueueSource(config.getFollowUpMessages, config.followUp$, "getFollowUpMessages", "followUp$");
   const validator = validatorFor(input.context.tools, config.validator ?? defaultValidator);
   assertToolSet(input.context.tools, validator);
-  checkRunControl(config);
-  return launchAgentLoop({ ...input, validator });
+  const control = config.runControl ?? defaultControl;
+  checkRunOptions(config, input.context.tools, control);
+  return launchAgentLoop(control ? { ...input, validator, control } : { ...input, validator });
 }
 
-/** Throws a `TypeError` for run-control options that cannot mean anything (SPEC R2, R3). @internal */
-export function checkRunControl(config: Pick<AgentLoopConfig, "limits" | "maxConcurrency" | "abortGraceMs" | "requestApproval">): void {
-  checkRunLimits(config.limits);
-  checkPositive("maxConcurrency", config.maxConcurrency, true);
+/**
+ * Throws a `TypeError` for run options that cannot mean anything (SPEC R2–R4), or that ask for
+ * run control a run without it cannot give.
+ *
+ * @internal
+ */
+export function checkRunOptions(config: Pick<AgentLoopConfig, "limits" | "maxConcurrency" | "abortGraceMs" | "requestApproval">, tools: readonly AgentTool[] | undefined, control: RunControl | undefined): void {
   checkDelay("abortGraceMs", config.abortGraceMs);
-  if (config.requestApproval !== undefined && typeof config.requestApproval !== "function") throw new TypeError("requestApproval must be a function.");
+  assertRunControl(config, tools, control);
 }
 
 /**
@@ -181,15 +189,12 @@ function runEvents(input: ValidatedLoopRun, controller: AbortController): Observ
  * with the limit as the reason, and ends as an abort does (SPEC L10), `agent_end.limit` saying why.
  */
 function runDeadline(run: Run, controller: AbortController): Subscription | undefined {
-  const timeoutMs = run.config.limits?.timeoutMs;
-  if (timeoutMs === undefined) return undefined;
-  const startedAt = run.now();
-  return (run.config.scheduler ?? asyncScheduler).schedule(() => {
+  return run.input.control?.deadline(run.config.limits, run.config.scheduler, run.now, (limit) => {
     if (run.state.ended || controller.signal.aborted) return;
-    run.limit = limitReached("timeoutMs", timeoutMs, run.now() - startedAt);
-    run.config.onLimitReached?.(run.limit);
-    controller.abort(new DOMException(run.limit.message, "TimeoutError"));
-  }, timeoutMs);
+    run.limit = limit;
+    run.config.onLimitReached?.(limit);
+    controller.abort(new DOMException(limit.message, "TimeoutError"));
+  });
 }
 
 /**

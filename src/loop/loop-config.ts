@@ -10,6 +10,7 @@ import type { AgentContext, AgentEvent, AgentMessage, LimitReached } from "../mo
 import type { MaybeAsync } from "../rx/maybe-async.js";
 import type { ToolApprovalDecision, ToolApprovalRequest, ToolExecutionMode, ToolHooks } from "../tools/tool-types.js";
 import type { RunLimits } from "./run-limits.js";
+import type { RunControl } from "./run-control-port.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 
 /** How many queued messages one poll takes: the oldest only, or all of them. */
@@ -90,6 +91,12 @@ export interface AgentLoopConfig extends ToolHooks, ProviderOptions {
   /** Budgets and breakers (SPEC R2). */
   limits?: RunLimits;
   /**
+   * Approvals, limits and scheduling (SPEC R1–R3): `agentLoop` of `rxagent` has it always; for
+   * `rxagent/core`'s, pass `runControl` to use `limits`, `maxConcurrency`, `requestApproval`, or
+   * tools with `needsApproval` or `concurrencyKey` (without it they are refused at call time).
+   */
+  runControl?: RunControl;
+  /**
    * Told the moment a limit ends the run (SPEC R2), before `agent_end`: with the time limit as
    * the run is aborted, with the others after the turn. The `Agent` journals it.
    */
@@ -162,6 +169,7 @@ export const LOOP_KEYS = [
   "maxConcurrency",
   "requestApproval",
   "limits",
+  "runControl",
   "onLimitReached",
   "hasQueuedMessages",
   "abortGraceMs",

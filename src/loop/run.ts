@@ -13,7 +13,8 @@ import type { AgentContext, AgentEvent, AgentMessage, CallCancellation, LimitRea
 import type { Usage } from "../model/messages.js";
 import { emptyUsage } from "../model/assistant-message.js";
 import { addUsage, copyUsage } from "../model/usage-totals.js";
-import { CallBudget } from "../tools/call-budget.js";
+import type { CallBudget } from "../tools/call-budget.js";
+import type { RunControl } from "./run-control-port.js";
 import { Emitter } from "./emitter.js";
 import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type AgentTurnContext, isLoopKey } from "./loop-config.js";
 import { QueuePoll } from "./queue-poll.js";
@@ -47,9 +48,11 @@ export interface ResumedTurn {
   settled: ReadonlyMap<string, ToolCallOutcome>;
 }
 
-/** A run with its tool-argument validator decided: the config's, else the entry's default. */
+/** A run with its tool-argument validator and its run control decided: the config's, else the entry's default. */
 export interface ValidatedLoopRun extends AgentLoopRun {
   validator: ArgumentValidator;
+  /** Approvals, limits and scheduling (SPEC R1–R3); absent, the run has none of them. */
+  control?: RunControl;
 }
 
 
@@ -134,7 +137,7 @@ export class Run {
     this.followUp = new QueuePoll("getFollowUpMessages", config.getFollowUpMessages, config.followUp$, config.followUpMode);
     this.steering.start();
     this.followUp.start();
-    this.budget = CallBudget.needed(config.limits) ? new CallBudget(config.limits) : undefined;
+    this.budget = input.control?.budget(config.limits);
     const resume = input.resume;
     if (resume) this.state = resumedRunState(resume.message, [...resultsAfter(this.watched.raw, resume.message).keys()]);
   }

@@ -12,7 +12,6 @@ import { andThen, maybeAsync } from "../rx/maybe-async.js";
 import type { ToolBatchResult } from "../tools/tool-batch.js";
 import type { AgentTurnContext, AgentTurnDecision } from "./loop-config.js";
 import { poll } from "./queue-poll.js";
-import { requestLimit } from "./run-limits.js";
 import type { LimitReached } from "../model/types.js";
 import type { Run } from "./run.js";
 import { NextTurn, type Step } from "./next-turn.js";
@@ -44,9 +43,10 @@ function nextStep(run: Run, lastTurn: AgentTurnContext, decision: AgentTurnDecis
   const callLimit = run.budget?.reached;
   if (callLimit) return endByLimit(run, callLimit);
   const limits = run.config.limits;
-  if (limits) {
+  const control = run.input.control;
+  if (limits && control) {
     // Checked before the queues are polled: what they hold stays queued for the next run.
-    const reached = requestLimit(limits, run.turns, run.usage);
+    const reached = control.requestLimit(limits, run.turns, run.usage);
     if (reached) return hasMoreToolCalls || (decision && decision.action === "continue") || run.hasQueued() ? endByLimit(run, reached) : endRun(run);
   }
   return poll(run, run.steering, (steering) => {

@@ -168,5 +168,6 @@ function toolEnvironment(run: Run, message: AssistantMessage): ToolCallEnvironme
     toolTimeoutMs: config.limits?.toolTimeoutMs,
     abortGraceMs: config.abortGraceMs,
     budget: run.budget,
+    control: run.input.control,
   };
 }

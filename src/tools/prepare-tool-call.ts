@@ -12,7 +12,7 @@ import type { AgentContext } from "../model/types.js";
 import { andThen, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
 import { ABORTED_TOOL_TEXT, errorToolResult } from "./tool-result.js";
 import type { CallBudget } from "./call-budget.js";
-import { needingApproval } from "./tool-approval.js";
+import type { RunControl } from "../loop/run-control-port.js";
 import type { AgentTool, BeforeToolCallResult, ToolApprovalDecision, ToolApprovalRequest, ToolCallOutcome, ToolHooks } from "./tool-types.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
 import { checkToolArguments } from "./validation.js";
@@ -44,6 +44,8 @@ export interface ToolCallEnvironment extends ToolHooks {
   budget?: CallBudget;
   /** Some tool has `needsApproval` or `concurrencyKey`: preflight looks at each call for them (SPEC R1, R3). */
   controlled?: boolean;
+  /** Approvals, call limits and scheduling, when the run has them (SPEC R1–R3). */
+  control?: RunControl;
 }
 
 /** A call ready to execute: its tool and its validated arguments. */
@@ -111,7 +113,11 @@ function decide(ready: PreparedToolCall, decision: BeforeToolCallResult | undefi
   if (decision instanceof Failure) return immediate(toolCall, `beforeToolCall failed: ${describeError(decision.error)}`);
   if (signal.aborted) return { kind: "immediate", outcome: notStarted(toolCall) };
   if (decision && decision.block) return immediate(toolCall, decision.reason || "Tool execution was blocked", decision.terminate === true);
-  if (decision && decision.needsApproval === true) return needingApproval(ready, env);
+  if (decision && decision.needsApproval === true) return env.control ? env.control.needingApproval(ready, env) : noApprover(toolCall);
   return ready;
 }
 
+/** A call that needs approval in a run where nothing can give it: an error result at once, no request event. */
+export function noApprover(toolCall: ToolCall): ToolCallPreparation {
+  return immediate(toolCall, `Tool call "${toolCall.name}" needs approval, and nothing in this run can give it (no requestApproval).`);
+}

@@ -12,7 +12,7 @@ import type { ToolCall } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import { andThen, andThenValue, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
 import type { Emitter } from "../loop/emitter.js";
-import { notStarted, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
+import { noApprover, notStarted, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
 import { errorOutcome } from "./tool-result.js";
 import type { ToolApprovalDecision, ToolCallOutcome } from "./tool-types.js";
 import { checkToolArguments } from "./validation.js";
@@ -37,10 +37,7 @@ export function withApprovalNeed(prepared: PreparedToolCall, env: ToolCallEnviro
  * answer, so no `tool_approval_request` is left without its `tool_approval_end`.
  */
 export function needingApproval(prepared: PreparedToolCall, env: Pick<ToolCallEnvironment, "requestApproval">): ToolCallPreparation {
-  if (!env.requestApproval) {
-    const { toolCall } = prepared;
-    return { kind: "immediate", outcome: errorOutcome(toolCall, `Tool call "${toolCall.name}" needs approval, and nothing in this run can give it (no requestApproval).`) };
-  }
+  if (!env.requestApproval) return noApprover(prepared.toolCall);
   return prepared.approval ? prepared : { ...prepared, approval: true };
 }
 

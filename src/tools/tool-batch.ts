@@ -9,19 +9,15 @@
  *
  * @module
  */
-import { concatMap, defer, EMPTY, from, groupBy, mergeMap, Observable, of } from "rxjs";
-import { andThen } from "../rx/maybe-async.js";
+import { concatMap, defer, EMPTY, from, mergeMap, type Observable, of } from "rxjs";
 import { sequence } from "../rx/sequence.js";
-import { isObservable } from "rxjs";
-import { describeError } from "../model/describe-error.js";
 import type { ToolCall, ToolResultMessage } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import type { Emitter } from "../loop/emitter.js";
 import { executeToolCall } from "./execute-tool-call.js";
 import { finalizeToolCall } from "./finalize-tool-call.js";
 import { notStarted, prepareToolCall, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
-import { ConcurrencySlots } from "./concurrency-slots.js";
-import { approvalRequestEvent, awaitApproval, withApprovalNeed } from "./tool-approval.js";
+import { approvalRequestEvent } from "./tool-approval.js";
 import { errorOutcome, toolResultMessage, truncatedToolCallText } from "./tool-result.js";
 import type { ToolCallOutcome, ToolExecutionMode } from "./tool-types.js";
 
@@ -64,8 +60,8 @@ function batchResult(messages: ToolResultMessage[], outcomes: readonly ToolCallO
   return { messages, terminate: outcomes.length > 0 && outcomes.every((o) => o.result.terminate === true) };
 }
 
-/** Executes a prepared call: its updates, then its outcome through `afterToolCall`, handed to `done`. */
-function runPrepared(prepared: PreparedToolCall, env: ToolCallEnvironment, emitter: Emitter, done: (outcome: ToolCallOutcome) => Observable<AgentEvent>): Observable<AgentEvent> {
+/** Executes a prepared call (exported for run control's scheduling): its updates, then its outcome through `afterToolCall`, handed to `done`. */
+export function runPrepared(prepared: PreparedToolCall, env: ToolCallEnvironment, emitter: Emitter, done: (outcome: ToolCallOutcome) => Observable<AgentEvent>): Observable<AgentEvent> {
   const { toolCall } = prepared;
   return executeToolCall(prepared, env).pipe(
     concatMap((note) =>
@@ -97,31 +93,9 @@ function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: 
   if (duplicates.has(index)) return of({ kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) });
   const prepared = prepareToolCall(call, env);
   // Without call limits, approval rules or keys, preflight is pi's (an approval asked by beforeToolCall is marked there).
-  if (!env.budget && !env.controlled) return prepared;
-  return prepared.pipe(concatMap((preparation) => (preparation.kind === "prepared" ? controlled(preparation, env) : of(preparation))));
-}
-
-/** A prepared call through the run's call limits, its tool's concurrency key and its approval rule (SPEC R1–R3). */
-function controlled(prepared: PreparedToolCall, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
-  const { toolCall, tool } = prepared;
-  const refused = env.budget?.admit(toolCall, prepared.args);
-  if (refused !== undefined) return of({ kind: "immediate", outcome: errorOutcome(toolCall, refused) });
-  let keyed: PreparedToolCall = prepared;
-  if (tool.concurrencyKey) {
-    try {
-      const key = tool.concurrencyKey(prepared.args);
-      if (key !== undefined) keyed = { ...prepared, key: String(key) };
-    } catch (error) {
-      return of({ kind: "immediate", outcome: errorOutcome(toolCall, `concurrencyKey of tool "${tool.name}" failed: ${describeError(error)}`) });
-    }
-  }
-  const marked = withApprovalNeed(keyed, env);
-  return isObservable(marked) ? marked : of(marked);
-}
-
-/** A call through its approval (when it needs one), then executed; `complete` gets its outcome. */
-function approvedThenRun(prepared: PreparedToolCall, env: ToolCallEnvironment, emitter: Emitter, complete: (outcome: ToolCallOutcome) => Observable<AgentEvent>, run: (prepared: PreparedToolCall) => Observable<AgentEvent>): Observable<AgentEvent> {
-  return prepared.approval ? awaitApproval(prepared, env, emitter, run, complete) : run(prepared);
+  const control = env.control;
+  if (!control || (!env.budget && !env.controlled)) return prepared;
+  return prepared.pipe(concatMap((preparation) => (preparation.kind === "prepared" ? control.admit(preparation, env) : of(preparation))));
 }
 
 /**
@@ -164,8 +138,10 @@ function oneByOne<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: T
           concatMap((preparation) => {
             if (preparation.kind === "immediate") return complete(preparation.outcome);
             const run = (ready: PreparedToolCall): Observable<AgentEvent> => (env.signal.aborted ? complete(notStarted(ready.toolCall)) : runPrepared(ready, env, emitter, complete));
-            if (!preparation.approval) return run(preparation);
-            return sequence(emitter.one(approvalRequestEvent(preparation)), defer(() => awaitApproval(preparation, env, emitter, run, complete)));
+            // Only run control marks a call for approval.
+            const control = env.control;
+            if (!preparation.approval || !control) return run(preparation);
+            return sequence(emitter.one(approvalRequestEvent(preparation)), defer(() => control.awaitApproval(preparation, env, emitter, run, complete)));
           }),
         ),
       ),
@@ -219,9 +195,10 @@ function executeAll<T>(
       outcomes[index] = outcome;
       return emitter.one(endEvent(outcome));
     };
-  const scheduled = env.maxConcurrency !== undefined || preparations.some((p) => p.kind === "prepared" && (p.approval === true || p.key !== undefined));
+  const control = env.control;
+  const scheduled = control && (env.maxConcurrency !== undefined || preparations.some((p) => p.kind === "prepared" && (p.approval === true || p.key !== undefined)));
   const executing = scheduled
-    ? scheduleAll(preparations, env, emitter, completeAt)
+    ? control.schedule(preparations, env, emitter, completeAt)
     : from(preparations).pipe(
         mergeMap((preparation, index) => {
           if (preparation.kind === "immediate") return EMPTY;
@@ -231,49 +208,6 @@ function executeAll<T>(
         }),
       );
   return sequence(executing, defer(() => then(outcomes as ToolCallOutcome[])));
-}
-
-/**
- * The batch with run control (SPEC R1, R3): calls with the same concurrency key form one lane,
- * run in source order (`groupBy` + `concatMap`); other calls are lanes of their own; lanes run
- * side by side. A call waits for its approval before it takes one of the `maxConcurrency` slots,
- * so a call waiting for a human holds no slot.
- *
- * ```text
- * maxConcurrency 2; a, b, c take 2 frames each; a and c share a key:
- * a: --|        b: --|        c:   --|   (c after a: same key; b beside a)
- * ```
- */
-function scheduleAll(
-  preparations: readonly ToolCallPreparation[],
-  env: ToolCallEnvironment,
-  emitter: Emitter,
-  completeAt: (index: number) => (outcome: ToolCallOutcome) => Observable<AgentEvent>,
-): Observable<AgentEvent> {
-  const slots = env.maxConcurrency !== undefined ? new ConcurrencySlots(env.maxConcurrency) : undefined;
-  const prepared = preparations.flatMap((preparation, index) => (preparation.kind === "prepared" ? [{ preparation, index }] : []));
-  const lanes = from(prepared).pipe(
-    groupBy(({ preparation, index }) => preparation.key ?? index),
-    mergeMap((lane) =>
-      lane.pipe(
-        concatMap(({ preparation, index }) => {
-          const complete = completeAt(index);
-          const run = (ready: PreparedToolCall): Observable<AgentEvent> => {
-            const execute = defer(() => (env.signal.aborted ? complete(notStarted(ready.toolCall)) : runPrepared(ready, env, emitter, complete)));
-            return slots ? slots.take(execute) : execute;
-          };
-          return approvedThenRun(preparation, env, emitter, complete, run);
-        }),
-      ),
-    ),
-  );
-  if (!slots) return lanes;
-  // Closed before the lanes are torn down: a slot freed by the teardown starts no waiting call.
-  return new Observable<AgentEvent>((subscriber) => {
-    // Added before the lanes subscribe, so it runs first even when they are torn down while subscribing.
-    subscriber.add(() => slots.close());
-    return lanes.subscribe(subscriber);
-  });
 }
 
 function resultsInSourceOrder<T>(outcomes: readonly ToolCallOutcome[], env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {

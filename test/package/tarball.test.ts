@@ -26,6 +26,9 @@ const VITE = pathToFileURL(join(REPO, "node_modules/vite/dist/node/index.js")).h
 const RXJS_MARKER = "errors occurred during unsubscription";
 /** A text that occurs once in ajv's source. */
 const AJV_MARKER = "schema must be object or boolean";
+/** Texts of run control (approvals, limits, lanes) and of sessions (the journal): in a bundle only when its app uses them. */
+const RUN_CONTROL_MARKER = "The run reached its limit of";
+const SESSION_MARKER = "build one agentSession() per Agent";
 
 /** Known exports per entry; every entry of the packed package.json must have one here. */
 const KNOWN_EXPORTS: Record<string, string> = {
@@ -344,6 +347,11 @@ describe("the npm tarball", () => {
     expect(cspCode).not.toMatch(/new Function\(/);
     expect(cspCode).toContain("chat/completions");
     expect(cspCode.split(RXJS_MARKER).length - 1).toBe(1);
+    // Neither page keeps a session; only rxagent's Agent has run control built in.
+    expect(agentCode).toContain(RUN_CONTROL_MARKER);
+    expect(cspCode).not.toContain(RUN_CONTROL_MARKER);
+    expect(agentCode).not.toContain(SESSION_MARKER);
+    expect(cspCode).not.toContain(SESSION_MARKER);
     const cspGz = gzipSync(cspCode).length;
     expect(cspGz).toBeLessThan(minGz - 20_000);
     console.log(`tarball ${packed.filename}: ${packed.size} bytes, ${packed.entryCount} files (${packed.unpackedSize} unpacked); browser bundle Agent + rxagent/openai: ${agentCode.length} bytes min, ${minGz} bytes min+gz; from rxagent/core with interpretingValidator: ${cspCode.length} bytes min, ${cspGz} bytes min+gz; tiny entry ${tinyCode.length} bytes`);
