@@ -115,7 +115,26 @@ describe("R1–R3: rxagent/core has run control only when it is passed", () => {
     expect(events.filter((event) => event.type.startsWith("tool_approval")).map((event) => event.type)).toEqual(["tool_approval_request", "tool_approval_end"]);
   });
 
-  it("R1–R3: rxagent's Agent and agentLoop have run control without being told", () => {
+  it("R1 R3 R6: tools a hook brings in mid-run are checked too: without runControl the run fails before the call runs", async () => {
+    const ran: string[] = [];
+    const rm = tool("rm", () => (ran.push("rm"), textResult("removed")), { type: "object" }, { needsApproval: true });
+    const lane = tool("lane", () => (ran.push("lane"), textResult("ok")), { type: "object" }, { concurrencyKey: () => "same" });
+    for (const added of [rm, lane]) {
+      const provider = fauxProvider([{ content: [fauxToolCall(added.name, {}, "c1")] }, { content: "done" }]);
+      const events = collectSync(core.agentLoop([user("go")], contextWith([]), { model, validator, prepareRequest: ({ context }) => ({ context: { ...context, tools: [added] } }) }, undefined, provider));
+      expect(events.at(-1)).toMatchObject({ type: "agent_end" });
+      expect(JSON.stringify(events.at(-1))).toMatch(/needs run control/);
+    }
+    const agent = new core.Agent({ initialState: { model, tools: [add] }, streamFn: script(), validator, prepareNextTurn: () => ({ context: { messages: [], tools: [add, rm] } }) });
+    await agent.prompt("go");
+    expect(agent.state.errorMessage).toMatch(/Tool "rm" \(needsApproval or concurrencyKey\) needs run control/);
+    expect(ran).toEqual([]);
+  });
+
+  it("R1–R3: rxagent's Agent and agentLoop have run control without being told", async () => {
+    const agent = new full.Agent({ initialState: { model, tools: [add] }, streamFn: fauxProvider([{ content: [fauxToolCall("add", { a: 1, b: 2 }, "t1")] }, { content: [fauxToolCall("add", { a: 1, b: 2 }, "t2")] }, { content: "3" }]), limits: { maxTurns: 2 } });
+    await agent.prompt("go");
+    expect(agent.state.limit).toMatchObject({ limit: "maxTurns", value: 2 });
     const events = collectSync(full.agentLoop([user("go")], contextWith([add]), { model, limits: { maxToolCalls: 1, onLimit: "tell" } }, undefined, fauxProvider([{ content: [fauxToolCall("add", { a: 1, b: 2 }, "t1"), fauxToolCall("add", { a: 2, b: 2 }, "t2")] }, { content: "ok" }])));
     const ends = events.filter((event) => event.type === "tool_execution_end");
     // The refused call ends at preflight, before the one that ran (completion order).

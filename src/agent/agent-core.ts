@@ -2,8 +2,8 @@
  * The stateful shell around the loop (SPEC A1–A7): it owns the transcript, runs one prompt at
  * a time, queues steering and follow-up, awaits its listeners as a barrier, and exposes the
  * same run as promises, listeners and Observables. This is the Agent of `rxagent/core`: it has
- * no default validator (so a bundle that never names ajv does not carry it); the Agent of
- * `rxagent` (`agent.ts`) is this class with ajv as the default.
+ * no default validator and no built-in run control (so a bundle that never names ajv or
+ * `runControl` carries neither); the Agent of `rxagent` (`agent.ts`) is this class with both.
  *
  * @module
  */
@@ -542,7 +542,6 @@ export class Agent {
     return defer(() => {
       const session = this.session;
       if (!session) throw new Error("resume() needs a session: pass `session: agentSession({ store, id })` (from rxagent/session) in the Agent's options.");
-      if (this.runner.active) throw new Error("resume() while a run is active.");
       return session.resume$(this.sessionHost());
     });
   }
@@ -579,7 +578,8 @@ export class Agent {
       state: this.store,
       queues: this.queues,
       now: () => this.now(),
-      missing: () => (!this.streamFn ? "streamFn" : !this.store.hasModel ? "model" : undefined),
+      missing: (approvals) => (!this.streamFn ? "streamFn" : !this.store.hasModel ? "model" : approvals && !this.control() ? "runControl" : undefined),
+      isRunning: () => this.runner.active !== undefined,
       attach: (journal: SessionJournal | undefined) => {
         this.runner.recorder = journal;
         this.queues.observer = journal;
@@ -607,7 +607,7 @@ export class Agent {
       throw new Error(`The resumed run waits for approval of tool call${this.parked.approvals.length === 1 ? "" : "s"} ${ids}: approve() or deny() first.`);
     }
     checkRunOptions(this, this.store.tools, this.control());
-    if (this.session && !this.session.isOpen) throw new Error(`The Agent keeps session "${this.session.id}": call \`await agent.resume()\` before the first prompt.`);
+    if (this.session && !this.session.isOpenFor(this.sessionHost())) throw new Error(`The Agent keeps session "${this.session.id}": call \`await agent.resume()\` before the first prompt.`);
     const streamFn = this.streamFn;
     if (!streamFn) throw new Error("The Agent has no streamFn: pass one in the options or assign agent.streamFn.");
     if (!this.store.hasModel) throw new Error("The Agent has no model: pass initialState.model, or assign agent.state.model before prompting.");

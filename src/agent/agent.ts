@@ -16,7 +16,8 @@ export type { AgentListener, AgentOptions, PromptInput } from "./agent-core.js";
  * A stateful agent: `prompt()` runs the loop over its transcript, listeners are awaited, and
  * the state is reduced from the events. Tool arguments are checked with ajv unless `validator`
  * (or a tool's own) says otherwise; under a strict Content Security Policy pass
- * `interpretingValidator`, or import `Agent` from `rxagent/core` to leave ajv out of the bundle.
+ * `interpretingValidator`, or import `Agent` from `rxagent/core` to leave ajv out of the bundle
+ * (there, pass `runControl` as well to keep limits, approvals and scheduling).
  *
  * @example
  * ```ts

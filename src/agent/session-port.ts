@@ -38,8 +38,10 @@ export interface SessionHost {
   readonly state: AgentStateStore;
   readonly queues: AgentQueues;
   now(): number;
-  /** What the Agent lacks to run the loop now, if anything. */
-  missing(): "streamFn" | "model" | undefined;
+  /** What the Agent lacks to run the loop now (and to ask for approvals, when `approvals`), if anything. */
+  missing(approvals: boolean): "streamFn" | "model" | "runControl" | undefined;
+  /** Whether a run is active. */
+  isRunning(): boolean;
   /** Journals into `journal` from now on; `undefined` detaches, dropping a parked run and kept answers. */
   attach(journal: SessionJournal | undefined): void;
   continue$(): Observable<AgentEvent>;
@@ -64,8 +66,10 @@ export interface SessionHost {
 export interface AgentSession {
   /** The session's id. */
   readonly id: string;
-  /** Whether it is open for writing (after `resume()`, before `closeSession()`). */
+  /** Whether it is open for writing (after `resume()`, before `closeSession()`), by any Agent. */
   readonly isOpen: boolean;
+  /** Whether it is open for writing by the Agent `host` belongs to. @internal */
+  isOpenFor(host: SessionHost): boolean;
   /** Opens it for `host`, installs what the journal holds and finishes what it left open. @internal */
   resume$(host: SessionHost): Observable<AgentEvent>;
   /** Waits until what was written is on record, detaches `host` and releases the lease. @internal */

@@ -14,7 +14,7 @@ import type { Usage } from "../model/messages.js";
 import { emptyUsage } from "../model/assistant-message.js";
 import { addUsage, copyUsage } from "../model/usage-totals.js";
 import type { CallBudget } from "../tools/call-budget.js";
-import type { RunControl } from "./run-control-port.js";
+import { assertRunControl, type RunControl } from "./run-control-port.js";
 import { Emitter } from "./emitter.js";
 import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type AgentTurnContext, isLoopKey } from "./loop-config.js";
 import { QueuePoll } from "./queue-poll.js";
@@ -192,7 +192,11 @@ export class Run {
   update(update: AgentRequestUpdate): void {
     if (update.context) {
       // New tools get the checks the run's first ones got (SPEC T1): a mistake fails the run (A6).
-      if (update.context.tools !== this.context.tools) assertToolSet(update.context.tools, this.input.validator);
+      if (update.context.tools !== this.context.tools) {
+        assertToolSet(update.context.tools, this.input.validator);
+        // A tool that asks for approval or a lane in a run without run control would run unasked (SPEC R6).
+        if (!this.input.control) assertRunControl({}, update.context.tools, undefined);
+      }
       // A context of the hook's own: watched from now on (its array is the transcript, as in pi).
       this.context = { ...update.context };
       this.watch(update.context.messages);

@@ -62,11 +62,19 @@ class JournaledSession implements AgentSession {
     return this.state === "open";
   }
 
+  isOpenFor(host: SessionHost): boolean {
+    return this.state === "open" && this.host === host;
+  }
+
+  private checkOwner(host: SessionHost, call: string): void {
+    if (this.host && this.host !== host) throw new Error(`${call}: the session "${this.id}" belongs to another Agent; build one agentSession() per Agent.`);
+  }
+
   resume$(host: SessionHost): Observable<AgentEvent> {
     return defer(() => {
-      if (this.host && this.host !== host) throw new Error(`resume(): the session "${this.id}" belongs to another Agent; build one agentSession() per Agent.`);
+      this.checkOwner(host, "resume()");
       if (this.state !== "closed") throw new Error(`resume(): the session "${this.id}" is ${this.state} already.`);
-      this.host = host;
+      if (host.isRunning()) throw new Error("resume() while a run is active.");
       this.state = "opening";
       const opened = defer(() => {
         const result = openSession(this.options);
@@ -83,8 +91,9 @@ class JournaledSession implements AgentSession {
 
   close$(host: SessionHost): Observable<never> {
     return defer(() => {
+      this.checkOwner(host, "closeSession()");
       const opened = this.opened;
-      if (this.state !== "open" || !opened || host !== this.host) return EMPTY;
+      if (this.state !== "open" || !opened) return EMPTY;
       // Detached first: nothing the app does from now on is journaled under a lease it gave up.
       host.attach(undefined);
       this.opened = undefined;
@@ -105,7 +114,7 @@ class JournaledSession implements AgentSession {
     const { state, queues } = host;
     const plan = image ? planResume(image) : undefined;
     // Checked before anything is installed: a resume that cannot run leaves the session closed.
-    const missing = host.missing();
+    const missing = host.missing(plan?.kind === "tools" && plan.approvals.length > 0);
     if ((plan?.kind === "continue" || plan?.kind === "tools") && missing) {
       throw new Error(`resume(): session "${session.lease.sessionId}" has a run to finish, and the Agent has no ${missing} to finish it with.`);
     }
@@ -124,6 +133,8 @@ class JournaledSession implements AgentSession {
       recorder.adopt("steering", image.steering);
       recorder.adopt("followUp", image.followUp);
     }
+    // Bound to the first Agent whose open succeeded: a failed open leaves the session free.
+    this.host = host;
     host.attach(recorder);
     this.opened = { lease: session.lease, recorder };
     this.state = "open";

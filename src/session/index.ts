@@ -21,6 +21,7 @@ export * from "./session-errors.js";
 export type * from "./session-store.js";
 export type { SessionOptions } from "./open-session.js";
 export { agentSession } from "./agent-session.js";
+export type { AgentSession } from "../agent/session-port.js";
 export { replayJournal, type QueuedMessage, type SessionImage, type ToolCallRecord } from "./session-image.js";
 export { planResume, INTERRUPTED_TOOL_TEXT, type ResumePlan } from "./resume-plan.js";
 export { forkSession, type ForkOptions, type ForkPoint, type ForkResult } from "./fork-session.js";

@@ -28,6 +28,8 @@ const RXJS_MARKER = "errors occurred during unsubscription";
 const AJV_MARKER = "schema must be object or boolean";
 /** Texts of run control (approvals, limits, lanes) and of sessions (the journal): in a bundle only when its app uses them. */
 const RUN_CONTROL_MARKER = "The run reached its limit of";
+/** Approval and lane code (controlled-batch.ts), beside the limits'. */
+const LANE_MARKER = "concurrencyKey of tool";
 const SESSION_MARKER = "build one agentSession() per Agent";
 
 /** Known exports per entry; every entry of the packed package.json must have one here. */
@@ -350,6 +352,8 @@ describe("the npm tarball", () => {
     // Neither page keeps a session; only rxagent's Agent has run control built in.
     expect(agentCode).toContain(RUN_CONTROL_MARKER);
     expect(cspCode).not.toContain(RUN_CONTROL_MARKER);
+    expect(agentCode).toContain(LANE_MARKER);
+    expect(cspCode).not.toContain(LANE_MARKER);
     expect(agentCode).not.toContain(SESSION_MARKER);
     expect(cspCode).not.toContain(SESSION_MARKER);
     const cspGz = gzipSync(cspCode).length;

@@ -144,9 +144,33 @@ describe("an Agent keeps its session (SPEC S1, S5)", () => {
     await first.resume();
     await expect(second.resume()).rejects.toThrow('resume(): the session "s" belongs to another Agent; build one agentSession() per Agent.');
     expect(session.isOpen).toBe(true);
+    // Open, but not for the other Agent: its runs are refused rather than left out of the journal.
+    await expect(second.prompt("x")).rejects.toThrow('The Agent keeps session "s": call `await agent.resume()` before the first prompt.');
+    await expect(second.closeSession()).rejects.toThrow('closeSession(): the session "s" belongs to another Agent');
+    expect(second.state.messages).toHaveLength(0);
     await first.closeSession();
     expect(session.isOpen).toBe(false);
     await expect(second.resume()).rejects.toThrow("belongs to another Agent");
+  });
+
+  it("S5: a failed first resume() binds the session to no Agent; an open session says so before a running run does", async () => {
+    const store = new InMemorySessionStore();
+    const acquire = store.acquire.bind(store);
+    let down = true;
+    store.acquire = (...args: Parameters<typeof acquire>) => {
+      if (down) throw new Error("db down");
+      return acquire(...args);
+    };
+    const session = agentSession({ store, id: "s" });
+    const first = new Agent({ initialState: { model }, streamFn: byTurn([]), session });
+    await expect(first.resume()).rejects.toThrow("db down");
+    down = false;
+    const second = new Agent({ initialState: { model }, streamFn: byTurn([{ content: "hi" }]), session });
+    await second.resume();
+    expect(session.isOpen).toBe(true);
+    const running = second.prompt("go");
+    await expect(second.resume()).rejects.toThrow('resume(): the session "s" is open already.');
+    await running;
   });
 
   it("S3: a session another owner holds is refused until it is released; the Agent can then try again", async () => {
