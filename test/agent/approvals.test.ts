@@ -51,13 +51,17 @@ function nextRequest(agent: Agent): Promise<Extract<AgentEvent, { type: "tool_ap
  * A first Agent on a fresh store prompts and stops while `r1` waits for approval (another owner
  * takes the session over); the second Agent, resumed, is returned.
  */
-async function resumedWhileWaiting(ran: string[], store: SessionStore = new InMemorySessionStore()): Promise<Agent> {
+/** A first Agent's run asks for approval of r1 in `store`; never answered there: that process "stops" while the call waits. */
+async function waitingInJournal(ran: string[], store: SessionStore): Promise<void> {
   const first = guardedAgent(ran, { store, owner: "a" });
   await first.resume();
   const asked = nextRequest(first);
-  // Never answered here: this process "stops" while the call waits.
   void first.prompt("clean up").catch(() => undefined);
   await asked;
+}
+
+async function resumedWhileWaiting(ran: string[], store: SessionStore = new InMemorySessionStore()): Promise<Agent> {
+  await waitingInJournal(ran, store);
   const second = guardedAgent(ran, { store, owner: "b", takeover: true });
   await second.resume();
   return second;
@@ -134,12 +138,8 @@ describe("R1 S5: a pending approval outlives its process", () => {
   it("R1 S5 S6: a fresh Agent lists the waiting call; approve() resumes the run; the call that finished is not run again", async () => {
     const store = new InMemorySessionStore();
     const ran: string[] = [];
-    const first = guardedAgent(ran, { store, owner: "a" });
-    await first.resume();
-    const asked = nextRequest(first);
-    // Never answered here: this process "stops" while the call waits (another owner takes the session over).
-    void first.prompt("clean up").catch(() => undefined);
-    await asked;
+    // Another owner takes the session over while the call waits.
+    await waitingInJournal(ran, store);
     expect(store.load("s")!.entries.map((e) => e.type)).toContain("approval_requested");
 
     const second = guardedAgent(ran, { store, owner: "b", takeover: true });
@@ -157,12 +157,7 @@ describe("R1 S5: a pending approval outlives its process", () => {
 
   it("R1 R6 S5: an Agent of rxagent/core without runControl cannot resume a run that waits for approvals; the session stays free", async () => {
     const store = new InMemorySessionStore();
-    const ran: string[] = [];
-    const first = guardedAgent(ran, { store, owner: "a" });
-    await first.resume();
-    const asked = nextRequest(first);
-    void first.prompt("clean up").catch(() => undefined);
-    await asked;
+    await waitingInJournal([], store);
     // Its tools ask for nothing themselves, so the Agent can be made; the journal's waiting call is what needs run control.
     const plain = [tool("ls", () => textResult("a b c")), tool("rm", () => textResult("removed"))];
     const session = agentSession({ store, id: "s", owner: "b", takeover: true });
