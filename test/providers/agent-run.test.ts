@@ -17,6 +17,7 @@ import { toNodeListener } from "../../src/providers/proxy/node.js";
 import { createProxyHandler, streamProxy } from "../../src/providers/proxy/index.js";
 import { withRetry, type RetryEvent } from "../../src/providers/retry/index.js";
 import { errorResponse } from "./support/http-server.js";
+import { weatherTool } from "./support/collect.js";
 import { fromPiAi, fromPiAiModel } from "../../src/providers/pi-ai.js";
 import { sseResponse, startTestServer, type TestServer } from "./support/http-server.js";
 
@@ -26,20 +27,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-const weatherTool = (calls: unknown[]): AgentTool => ({
-  name: "get_weather",
-  label: "Weather",
-  description: "Current weather for a location",
-  parameters: {
-    type: "object",
-    properties: { location: { type: "string" }, unit: { type: "string" }, days: { type: "array", items: { type: "number" } } },
-    required: ["location"],
-  },
-  execute: async (_id, params) => {
-    calls.push(params);
-    return { content: [{ type: "text", text: "18°C, cloudy" }] };
-  },
-});
 
 const systemPrompt = (): AgentMessage => ({ role: "system", content: "You are a weather assistant.", timestamp: 0 });
 const question = (): AgentMessage => ({ role: "user", content: "Weather in Paris?", timestamp: 1 });

@@ -3,43 +3,18 @@
  * (rules V2, V5 proposed; SPEC M3, L10): the model asks for a tool, the tool runs, and the
  * second request carries the tool result in the provider's own wire format.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { Agent } from "../../../src/agent/agent.js";
-import type { AgentTool } from "../../../src/index.js";
 import type { AssistantMessage, ToolResultMessage } from "../../../src/model/messages.js";
 import { aiSdkModel, fromAiSdk } from "../../../src/providers/ai-sdk/index.js";
-import { startTestServer, type ScriptedResponse, type TestServer } from "../support/http-server.js";
+import { scriptedServers } from "../support/http-server.js";
+import { weatherTool } from "../support/collect.js";
 import { anthropicAt, firstEvents, openaiChatAt, openaiResponsesAt, sse } from "./support.js";
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(...responses: ScriptedResponse[]): Promise<TestServer> {
-  server = await startTestServer((_request, index) => responses[Math.min(index, responses.length - 1)]!);
-  return server;
-}
+const serve = scriptedServers();
 
 /** A scripted weather tool that records its calls. */
-function weatherTool(calls: unknown[]): AgentTool {
-  return {
-    name: "get_weather",
-    label: "Weather",
-    description: "Current weather for a location",
-    parameters: {
-      type: "object",
-      properties: { location: { type: "string" }, unit: { type: "string" }, days: { type: "array", items: { type: "number" } } },
-      required: ["location"],
-    },
-    execute: async (_id, params) => {
-      calls.push(params);
-      return { content: [{ type: "text", text: "18°C, cloudy" }] };
-    },
-  };
-}
 
 function roles(agent: Agent): string[] {
   return agent.state.messages.map((m) => (m as { role: string }).role);

@@ -2,26 +2,17 @@
  * `fromAiSdk` over the real `@ai-sdk/anthropic` provider, pointed at a server on 127.0.0.1 that
  * replays recorded Messages API streams (SPEC M3, M4; rules V1–V5 proposed for `rxagent/ai-sdk`).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Subscription } from "rxjs";
 import { aiSdkModel, fromAiSdk } from "../../../src/providers/ai-sdk/index.js";
 import { withRetry } from "../../../src/providers/retry/index.js";
 import { getProviderFailure } from "../../../src/providers/shared/provider-failure.js";
 import type { AssistantMessage, AssistantMessageEvent, Model, ThinkingContent, ToolCall } from "../../../src/model/messages.js";
 import { collect, events$, finalMessage, shape, weatherContext } from "../support/collect.js";
-import { splitAt, startTestServer, type ScriptedResponse, type TestServer } from "../support/http-server.js";
+import { splitAt, scriptedServers, type TestServer } from "../support/http-server.js";
 import { anthropicAt, firstEvents, httpError, perEvent, recorded, recording, sse, weatherAndTimeContext } from "./support.js";
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(...responses: ScriptedResponse[]): Promise<TestServer> {
-  server = await startTestServer((_request, index) => responses[Math.min(index, responses.length - 1)]!);
-  return server;
-}
+const serve = scriptedServers();
 
 function bridge(s: TestServer, fields: Partial<Model> = {}) {
   const claude = recording(anthropicAt(s.url));

@@ -3,25 +3,16 @@
  * Responses model (the provider's default) — pointed at a server on 127.0.0.1 that replays
  * recorded streams (SPEC M3, M4; rules V1–V5 proposed for `rxagent/ai-sdk`).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { aiSdkModel, fromAiSdk } from "../../../src/providers/ai-sdk/index.js";
 import { getProviderFailure } from "../../../src/providers/shared/provider-failure.js";
 import type { AssistantMessage, AssistantMessageEvent, ThinkingContent, ToolCall } from "../../../src/model/messages.js";
 import { collect, events$, finalMessage, shape, weatherContext } from "../support/collect.js";
-import { splitAt, startTestServer, type ScriptedResponse, type TestServer } from "../support/http-server.js";
+import { splitAt, scriptedServers } from "../support/http-server.js";
 import { firstEvents, httpError, openaiChatAt, openaiResponsesAt, perEvent, recorded, recording, sse, weatherAndTimeContext } from "./support.js";
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(...responses: ScriptedResponse[]): Promise<TestServer> {
-  server = await startTestServer((_request, index) => responses[Math.min(index, responses.length - 1)]!);
-  return server;
-}
+const serve = scriptedServers();
 
 function bridge(languageModel: LanguageModelV4) {
   const recorder = recording(languageModel);

@@ -2,24 +2,15 @@
  * The OpenAI-compatible provider against a real HTTP server on 127.0.0.1 serving recorded
  * Chat Completions streams (SPEC M3, M4). No mocked fetch.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { from, lastValueFrom, Subject, takeUntil, tap, toArray } from "rxjs";
 import { openaiCompatible } from "../../../src/providers/openai/index.js";
 import { getProviderFailure } from "../../../src/providers/shared/provider-failure.js";
 import type { AssistantMessageEvent, ToolCall } from "../../../src/model/messages.js";
 import { collect, events$, finalMessage, model, shape, weatherContext } from "../support/collect.js";
-import { errorResponse, fixture, splitAt, sseResponse, startTestServer, type ScriptedResponse, type TestServer } from "../support/http-server.js";
+import { errorResponse, fixture, splitAt, sseResponse, scriptedServers, type ScriptedResponse, type TestServer } from "../support/http-server.js";
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function serve(...responses: ScriptedResponse[]): Promise<TestServer> {
-  server = await startTestServer((_request, index) => responses[Math.min(index, responses.length - 1)]!);
-  return server;
-}
+const serve = scriptedServers();
 
 function provider(s: TestServer, apiKey = "sk-test") {
   return openaiCompatible({ baseUrl: `${s.url}/v1`, apiKey });
@@ -349,7 +340,6 @@ describe("openaiCompatible: failures become the final error message (SPEC M4)", 
     const s = await serve(sseResponse("text.sse"));
     const url = s.url;
     await s.close();
-    server = undefined;
     const events = await collect(openaiCompatible({ baseUrl: `${url}/v1` }), weatherContext());
     expect(shape(events)).toEqual(["error"]);
     const message = finalMessage(events);

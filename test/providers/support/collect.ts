@@ -2,6 +2,7 @@
 import { lastValueFrom, toArray, type Observable } from "rxjs";
 import { callStreamFn } from "../../../src/stream/stream-fn-call.js";
 import type { AssistantMessage, AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../../../src/model/messages.js";
+import type { AgentTool } from "../../../src/tools/tool-types.js";
 
 /** A Chat Completions model as an app would describe it. */
 export const model: Model = { id: "gpt-4o-mini", api: "openai-completions", provider: "openai", reasoning: false };
@@ -56,5 +57,23 @@ export function weatherContext(): LlmContext {
       },
       { role: "user", content: "Weather in Paris?", timestamp: 1 },
     ],
+  };
+}
+
+/** A `get_weather` tool that records the arguments it is called with and answers "18°C, cloudy". */
+export function weatherTool(calls: unknown[]): AgentTool {
+  return {
+    name: "get_weather",
+    label: "Weather",
+    description: "Current weather for a location",
+    parameters: {
+      type: "object",
+      properties: { location: { type: "string" }, unit: { type: "string" }, days: { type: "array", items: { type: "number" } } },
+      required: ["location"],
+    },
+    execute: async (_id, params) => {
+      calls.push(params);
+      return { content: [{ type: "text", text: "18°C, cloudy" }] };
+    },
   };
 }

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
+import { afterEach } from "vitest";
 
 /** A request the server received. */
 export interface RecordedRequest {
@@ -151,4 +152,17 @@ async function respond(
   }
   if (answer.destroy) res.destroy();
   else res.end();
+}
+
+/**
+ * For the tests of one file: `serve(...responses)` starts a server answering request `i` with
+ * `responses[i]` (the last one repeats), and each test's server is closed after it.
+ */
+export function scriptedServers(): (...responses: ScriptedResponse[]) => Promise<TestServer> {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return async (...responses) => (server = await startTestServer((_request, index) => responses[Math.min(index, responses.length - 1)]!));
 }
