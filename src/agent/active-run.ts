@@ -1,22 +1,24 @@
 /**
- * The run an `Agent` is in (SPEC A2, A5): its abort controller, its events for `prompt$()`, and
- * the promise `waitForIdle()` returns.
+ * The run an `Agent` is in (SPEC A2, A5): its abort controller, the subscriber its events go
+ * to, and the promise `waitForIdle()` returns.
  *
  * @module
  */
-import { Subject } from "rxjs";
+import type { Subscriber } from "rxjs";
 import type { AgentEvent } from "../model/types.js";
 
 /** One run of an `Agent`, from `prompt()` until its `agent_end` listeners settled. */
 export class ActiveRun {
   readonly controller = new AbortController();
-  /** The run's events, for the `prompt$()` subscriber. */
-  readonly events = new Subject<AgentEvent>();
   /** Resolves once the run is over. */
   readonly idle: Promise<void>;
   private resolveIdle!: () => void;
 
-  constructor() {
+  /**
+   * @param out The one subscriber of the run (`prompt$()`'s). Once it has left, what is sent
+   *   to it goes nowhere, as with any closed subscriber; the run still settles.
+   */
+  constructor(private readonly out: Subscriber<AgentEvent>) {
     this.idle = new Promise<void>((resolve) => (this.resolveIdle = resolve));
   }
 
@@ -24,9 +26,14 @@ export class ActiveRun {
     return this.controller.signal;
   }
 
+  /** One event of the run, to its subscriber (no Subject between: this is the per-event path). */
+  tell(event: AgentEvent): void {
+    this.out.next(event);
+  }
+
   /** The run is over: `prompt$()` completes, `waitForIdle()` resolves. */
   finish(): void {
-    this.events.complete();
+    this.out.complete();
     this.resolveIdle();
   }
 }

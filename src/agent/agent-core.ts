@@ -158,7 +158,14 @@ export class Agent {
   readonly usage$: Observable<Usage> = defer(() => this.state$.pipe(map((snapshot) => snapshot.usage), distinctUntilChanged()));
 
   constructor(options: AgentOptions = {}) {
-    this.store = new AgentStateStore(options.initialState, () => this.changes.next(), () => this.now());
+    // `state$` unobserved is the common case: a Subject's `next` allocates even then, once per event.
+    this.store = new AgentStateStore(
+      options.initialState,
+      () => {
+        if (this.changes.observed) this.changes.next();
+      },
+      () => this.now(),
+    );
     for (const hook of LOOP_HOOKS) (this as LoopHooks as Record<string, unknown>)[hook] = options[hook];
     this.streamFn = options.streamFn;
     this.toolExecution = options.toolExecution ?? "parallel";

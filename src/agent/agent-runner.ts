@@ -50,13 +50,11 @@ export class AgentRunner {
    * Agent already.
    */
   run(plan: RunPlan, streamFn: StreamFn, config: () => AgentLoopConfig, validator: ArgumentValidator): Observable<AgentEvent> {
-    const run = new ActiveRun();
     return new Observable<AgentEvent>((subscriber) => {
-      const forwarding = run.events.subscribe(subscriber);
+      const run = new ActiveRun(subscriber);
       // Registered before the run begins: a subscriber that leaves inside `next` while a
       // synchronous run is still in `begin` aborts it there, not after it ran to the end.
       subscriber.add(() => {
-        forwarding.unsubscribe();
         if (this.active === run) run.controller.abort();
       });
       this.begin(run, plan, streamFn, config(), validator);
@@ -80,7 +78,7 @@ export class AgentRunner {
       control: config.runControl,
     });
     loop.subscribe({
-      next: (event) => run.events.next(event),
+      next: (event) => run.tell(event),
       // The loop normalizes failures itself (SPEC A6); an error here is a bug, reported as the run's error.
       error: (error) => {
         this.store.errorMessage = describeError(error);
@@ -111,16 +109,18 @@ export class AgentRunner {
   /** The state, then `events$`, then the listeners. */
   private tell(event: AgentEvent, run: ActiveRun): void | Observable<unknown> {
     this.store.reduce(event);
-    this.events.next(event);
+    // Nobody on `events$` is the common case: a Subject's `next` allocates even then.
+    if (this.events.observed) this.events.next(event);
     const outcome = this.listeners.notify(event, run.signal);
-    const settle = event.type === "agent_end" ? (failed: Failure | undefined) => this.recordEndFailure(failed) : throwFailure;
+    const settle = event.type === "agent_end" ? this.recordEndFailure : throwFailure;
     if (!isObservable(outcome)) return settle(outcome);
     return outcome.pipe(map(settle));
   }
 
-  private recordEndFailure(failed: Failure | undefined): void {
+  // A field, not an arrow inside `tell`: a closure there would allocate its context on every event.
+  private readonly recordEndFailure = (failed: Failure | undefined): void => {
     if (failed) this.store.errorMessage = `A listener failed on agent_end: ${describeError(failed.error)}`;
-  }
+  };
 
   /** The run is journaled as ended (SPEC S6), then over. A journal that cannot be written is the run's error. */
   private finish(run: ActiveRun): void {

@@ -76,6 +76,11 @@ function deepFreeze(usage: Usage): Usage {
   return Object.freeze(usage);
 }
 
+// Outside `reduce`: a closure there over `event` would allocate its context on every event.
+function withoutApproval(approvals: readonly ToolApprovalRequest[], toolCallId: string): readonly ToolApprovalRequest[] {
+  return Object.freeze(approvals.filter((request) => request.toolCallId !== toolCallId));
+}
+
 const UNKNOWN_MODEL: Model = { id: "unknown", api: "unknown", provider: "unknown" };
 
 /**
@@ -285,7 +290,7 @@ export class AgentStateStore implements AgentState {
         this.pendingApprovals = Object.freeze([...this.pendingApprovals, { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args }]);
         break;
       case "tool_approval_end":
-        this.pendingApprovals = Object.freeze(this.pendingApprovals.filter((request) => request.toolCallId !== event.toolCallId));
+        this.pendingApprovals = withoutApproval(this.pendingApprovals, event.toolCallId);
         break;
       case "agent_end":
         this.limit = event.limit;

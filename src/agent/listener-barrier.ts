@@ -6,7 +6,7 @@
  */
 import { concatMap, isObservable, type Observable, of } from "rxjs";
 import type { AgentEvent } from "../model/types.js";
-import { asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
+import { asFailure, Failure, settle } from "../rx/maybe-async.js";
 
 /**
  * A subscriber to the Agent's events. The Agent waits for what it returns — a promise or an
@@ -58,8 +58,13 @@ function notifyFrom(
   failed: BarrierOutcome,
 ): BarrierOutcome | Observable<BarrierOutcome> {
   for (let i = index; i < listeners.length; i++) {
-    const listener = listeners[i]!;
-    const settled = maybeAsync<unknown>(() => listener(event, signal), asFailure);
+    // Called here, not in a closure for `maybeAsync`: this is once per listener per event.
+    let settled: unknown;
+    try {
+      settled = settle<unknown>(listeners[i]!(event, signal), asFailure);
+    } catch (error) {
+      settled = new Failure(error);
+    }
     if (isObservable(settled)) {
       // The rest of the listeners, once this one settled (its one value: a result or a Failure).
       return settled.pipe(

@@ -235,7 +235,7 @@ function turns(run: Run): Observable<AgentEvent> {
 /** `agent_start`, `turn_start`, the prompts, then the first steering poll (SPEC L7). */
 function start(run: Run): Observable<Step> {
   const { prompts, skipInitialSteeringPoll, resume } = run.input;
-  if (resume) return sequence(run.emitter.all([{ type: "agent_start" }, { type: "turn_start" }]), defer(() => resumeTurn(run, resume)));
+  if (resume) return run.emitter.allThen([{ type: "agent_start" }, { type: "turn_start" }], () => resumeTurn(run, resume));
   if (prompts) run.waiting = prompts.slice();
   const first = (pending: AgentMessage[]): Observable<Step> => of(new NextTurn(pending, undefined));
   return sequence(

@@ -4,9 +4,10 @@
  *
  * @module
  */
-import { isObservable, Observable, of } from "rxjs";
+import { isObservable, Observable, of, type Subscriber } from "rxjs";
+import { LinkedObserver } from "../rx/linked-observer.js";
 import type { AgentEvent } from "../model/types.js";
-import { maybeAsync, type OnFailure } from "../rx/maybe-async.js";
+import { failedWith, type OnFailure, settle } from "../rx/maybe-async.js";
 import { waitAfterEach } from "../rx/wait-after-each.js";
 import type { AgentEmit } from "./loop-config.js";
 
@@ -23,7 +24,13 @@ export class Emitter {
   constructor(emit: AgentEmit | undefined, onFailure: OnFailure<unknown> = "error") {
     this.wait = emit
       ? (event) => {
-          const settled = maybeAsync(() => emit(event), onFailure);
+          // Called here, not in a closure for `maybeAsync`: this is once per event.
+          let settled: unknown;
+          try {
+            settled = settle(emit(event), onFailure);
+          } catch (error) {
+            settled = failedWith(error, onFailure);
+          }
           return isObservable(settled) ? settled : undefined;
         }
       : undefined;
@@ -36,24 +43,76 @@ export class Emitter {
 
   /** One event. */
   one(event: AgentEvent): Observable<AgentEvent> {
-    const wait = this.wait;
-    if (!wait) return of(event);
-    return new Observable<AgentEvent>((subscriber) => {
-      const held = wait(event);
-      subscriber.next(event);
-      if (!held) return subscriber.complete();
-      if (subscriber.closed) return undefined;
-      return held.subscribe({ error: (error: unknown) => subscriber.error(error), complete: () => subscriber.complete() });
-    });
+    return this.wait ? this.allThen([event], undefined) : of(event);
   }
 
   /** Several events in order. */
   all(events: readonly AgentEvent[]): Observable<AgentEvent> {
-    return this.stream(of(...events));
+    return this.wait ? this.allThen(events, undefined) : of(...events);
+  }
+
+  /**
+   * One event, then what `next()` returns, made once the event was waited for: it is
+   * `concat(one(event), defer(next))` in one subscription (the loop does this several times per
+   * turn and per tool call).
+   *
+   * ```text
+   * emit(e) waits:  --|
+   * next():           -x|
+   * result:         e---x|
+   * ```
+   */
+  oneThen<T>(event: AgentEvent, next: () => Observable<T>): Observable<AgentEvent | T> {
+    return this.allThen([event], next);
+  }
+
+  /** Several events in order, then what `next()` returns (see {@link Emitter.oneThen}); just the events without `next`. */
+  allThen<T>(events: readonly AgentEvent[], next: (() => Observable<T>) | undefined): Observable<AgentEvent | T> {
+    const wait = this.wait;
+    return new Observable<AgentEvent | T>((subscriber) => new Emission(events, wait, next, subscriber).from(0));
   }
 
   /** A stream of events, passed through untouched when nobody waits (the hot streaming path). */
   stream(events: Observable<AgentEvent>): Observable<AgentEvent> {
     return this.wait ? events.pipe(waitAfterEach(this.wait)) : events;
+  }
+}
+
+/** One subscription of {@link Emitter.allThen}: the events, each waited for, then `next()`. */
+class Emission<T> {
+  constructor(
+    private readonly events: readonly AgentEvent[],
+    private readonly wait: ((event: AgentEvent) => Observable<unknown> | undefined) | undefined,
+    private readonly next: (() => Observable<T>) | undefined,
+    private readonly subscriber: Subscriber<AgentEvent | T>,
+  ) {}
+
+  /** Emits from `index` on; returns when an emit must be waited for (it goes on from there). */
+  from(index: number): void {
+    const { events, wait, subscriber } = this;
+    for (let i = index; i < events.length; i++) {
+      if (subscriber.closed) return;
+      const event = events[i]!;
+      const held = wait?.(event);
+      subscriber.next(event);
+      if (held) {
+        if (subscriber.closed) return;
+        const settled = new LinkedObserver<unknown>({ error: (error) => subscriber.error(error), complete: () => this.from(i + 1) });
+        subscriber.add(settled);
+        held.subscribe(settled);
+        return;
+      }
+    }
+    if (subscriber.closed) return;
+    const next = this.next;
+    if (!next) return subscriber.complete();
+    let rest: Observable<T>;
+    try {
+      rest = next();
+    } catch (error) {
+      return subscriber.error(error);
+    }
+    // `subscriber` itself as the observer: linked from the start, no subscription in between.
+    rest.subscribe(subscriber);
   }
 }

@@ -23,10 +23,7 @@ import { NextTurn, type Step } from "./next-turn.js";
 export function finishTurn(run: Run, message: AssistantMessage, batch: ToolBatchResult, hasMoreToolCalls: boolean): Observable<Step> {
   const lastTurn = run.turnContext(message, batch.messages);
   const decided = (decision: AgentTurnDecision | undefined | void): Observable<Step> =>
-    sequence(
-      run.emitter.one({ type: "turn_end", message, toolResults: batch.messages }),
-      defer(() => nextStep(run, lastTurn, decision, hasMoreToolCalls)),
-    );
+    run.emitter.oneThen({ type: "turn_end", message, toolResults: batch.messages }, () => nextStep(run, lastTurn, decision, hasMoreToolCalls));
   const hook = run.config.finishTurn;
   if (!hook) return decided(undefined);
   return defer(() => andThen(maybeAsync(() => hook(lastTurn, run.signal), "error"), decided));

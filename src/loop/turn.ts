@@ -13,7 +13,7 @@
  * @module
  */
 import { defer, EMPTY, type Observable } from "rxjs";
-import { sequence } from "../rx/sequence.js";
+import { followedBy } from "../rx/sequence.js";
 import type { AssistantMessage, Message, StreamOptions, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import { unwatched } from "../model/watched-transcript.js";
@@ -30,7 +30,7 @@ import { finishTurn, hardExit } from "./turn-end.js";
 
 /** One turn. Ends with the next turn's {@link NextTurn} or with `agent_end`. */
 export function turn(run: Run, next: NextTurn): Observable<Step> {
-  const open = (messages: AgentMessage[]): Observable<Step> => sequence(appendMessages(run, messages), defer(() => request(run)));
+  const open = (messages: AgentMessage[]): Observable<Step> => followedBy(appendMessages(run, messages), () => request(run));
   return next.lastTurn ? betweenTurns(run, next.lastTurn, next.pending, open) : open(next.pending);
 }
 
@@ -54,7 +54,7 @@ export function appendMessages(run: Run, messages: readonly AgentMessage[]): Obs
 function betweenTurns(run: Run, lastTurn: AgentTurnContext, pending: AgentMessage[], then: (messages: AgentMessage[]) => Observable<Step>): Observable<Step> {
   const opened = (prepared: AgentMessage[]): Observable<Step> => {
     const start = (queued: AgentMessage[]): Observable<Step> =>
-      sequence(run.emitter.one({ type: "turn_start" }), defer(() => then(prepared.length > 0 ? [...prepared, ...queued] : queued)));
+      run.emitter.oneThen({ type: "turn_start" }, () => then(prepared.length > 0 ? [...prepared, ...queued] : queued));
     return pending.length === 0 ? poll(run, run.steering, start) : start(pending);
   };
   const hook = run.config.prepareNextTurn;

@@ -62,15 +62,40 @@ export function maybeAsync<T>(call: () => MaybeAsync<T>, onFailure: OnFailure<T>
   try {
     value = call();
   } catch (error) {
-    return onFailure === "error" ? throwError(() => error) : onFailure(error);
+    return failedWith(error, onFailure);
   }
+  return settle(value, onFailure);
+}
+
+/**
+ * What a call that threw stands for under `onFailure`: an Observable of the error, or the
+ * value `onFailure` makes of it. For callers on a per-event path that call without a closure.
+ *
+ * @example
+ * ```ts
+ * try { value = listener(event); } catch (error) { return failedWith(error, asFailure); }
+ * ```
+ */
+export function failedWith<T>(error: unknown, onFailure: OnFailure<T>): T | Observable<T> {
+  return onFailure === "error" ? throwError(() => error) : onFailure(error);
+}
+
+/**
+ * {@link maybeAsync} for a value already returned: plain comes back as it is, a promise or an
+ * Observable as an Observable of its one settled value, a failure as `onFailure` says.
+ *
+ * @example
+ * ```ts
+ * const settled = settle(listener(event, signal), asFailure);
+ * ```
+ */
+export function settle<T>(value: MaybeAsync<T>, onFailure: OnFailure<T>): T | Observable<T> {
   let settled: Observable<T>;
   if (isObservable(value)) settled = (value as Observable<T>).pipe(defaultIfEmpty(undefined as T), last());
   else if (isThenable(value)) {
     if (stallsVirtualRun(value)) {
       ignoreOutcome(value);
-      const refused = promiseInVirtualRunError();
-      return onFailure === "error" ? throwError(() => refused) : onFailure(refused);
+      return failedWith(promiseInVirtualRunError(), onFailure);
     }
     settled = from(value as PromiseLike<T>);
   } else return value as T;

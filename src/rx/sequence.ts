@@ -1,18 +1,17 @@
 /**
- * `sequence`: `concat` for Observables, leaner per subscription.
+ * `sequence`, `concatEach`, `followedBy`: `concat` and `from(items).pipe(concatMap(…))` for the
+ * loop, leaner per subscription.
  *
  * @module
  */
-import { Observable } from "rxjs";
-import { LinkedObserver } from "./linked-observer.js";
+import { Observable, type Observer, type Subscriber, Subscription } from "rxjs";
 
 /**
  * Subscribes to each source when the previous one completes; values and errors pass through;
  * completes after the last. Unsubscribing stops the current source and starts no other. The
  * same contract as rxjs's `concat` for Observable sources, without its array Observable and
- * `mergeMap` buffer: the loop builds several per turn and per tool call, and they cost a third
- * of a turn in the benchmarks. Sources that complete synchronously are chained in a loop, not by
- * recursion.
+ * `mergeMap` buffer: the loop builds several per turn and per tool call. Sources that complete
+ * synchronously are chained in a loop, not by recursion.
  *
  * ```text
  * a:       -1-|
@@ -23,42 +22,191 @@ import { LinkedObserver } from "./linked-observer.js";
  *
  * @example
  * ```ts
- * sequence(emitter.one(turnStart), defer(() => request(run)));
+ * sequence(emitter.one(turnStart), emitter.one(turnEnd));
  * ```
  * @see concat
  */
 export function sequence<A extends readonly unknown[]>(...sources: { [K in keyof A]: Observable<A[K]> }): Observable<A[number]> {
-  type T = A[number];
-  return new Observable<T>((subscriber) => {
-    let index = 0;
-    let looping = false;
-    let completedWhileLooping = false;
-    const subscribeNext = (): void => {
-      looping = true;
-      do {
-        completedWhileLooping = false;
-        if (subscriber.closed) break;
-        if (index === sources.length) {
-          subscriber.complete();
-          break;
-        }
-        const inner = new LinkedObserver<T>({
-          next: (value) => subscriber.next(value),
-          error: (error) => subscriber.error(error),
-          complete: () => {
-            // The finished source is torn down before the next one starts, as in rxjs's `concat`.
-            inner.unsubscribe();
-            if (looping) completedWhileLooping = true;
-            else subscribeNext();
-          },
-        });
-        // Linked before it is subscribed: a consumer that leaves while a synchronous source is
-        // still emitting stops it at once, as rxjs's own operators do.
-        subscriber.add(inner);
-        (sources[index++] as Observable<T>).subscribe(inner);
-      } while (completedWhileLooping);
-      looping = false;
-    };
-    subscribeNext();
+  return chain<A[number]>(sources.length, (index) => sources[index] as Observable<A[number]>);
+}
+
+/**
+ * `project(item, index)` for each item, each subscribed when the previous one completed: it is
+ * `from(items).pipe(concatMap(project))` without the `from` and the `mergeMap` buffer. `project`
+ * is called only when its turn comes, so it sees what the earlier ones did; a throw errors the
+ * result.
+ *
+ * ```text
+ * items:       [a, b]
+ * project(a):  -1|
+ * project(b):    -2|
+ * result:      -1-2|
+ * ```
+ *
+ * @example
+ * ```ts
+ * concatEach(calls, (call) => emitter.one(startEvent(call)));
+ * ```
+ */
+export function concatEach<T, R>(items: readonly T[], project: (item: T, index: number) => Observable<R>): Observable<R> {
+  return chain<R>(items.length, (index) => project(items[index]!, index));
+}
+
+/**
+ * `first`, then the Observable `next()` returns, made when `first` completed: it is
+ * `concat(first, defer(next))` in one subscription.
+ *
+ * ```text
+ * first:   -a|
+ * next():    -b|
+ * result:  -a-b|
+ * ```
+ *
+ * @example
+ * ```ts
+ * followedBy(appendMessages(run, pending), () => request(run));
+ * ```
+ */
+export function followedBy<T, R>(first: Observable<T>, next: () => Observable<R>): Observable<T | R> {
+  return chain<T | R>(2, (index) => (index === 0 ? first : next()));
+}
+
+/**
+ * `project(item, index)` for every item, all subscribed at once, in order; values as they come;
+ * completes when every one completed: `from(items).pipe(mergeMap(project))` without the `from`
+ * and the buffer. A consumer that leaves while they are being subscribed stops there.
+ *
+ * ```text
+ * items:       [a, b]
+ * project(a):  --1|
+ * project(b):  -2|
+ * result:      -21|
+ * ```
+ *
+ * @example
+ * ```ts
+ * mergeEach(prepared, (call) => execute(call));
+ * ```
+ */
+export function mergeEach<T, R>(items: readonly T[], project: (item: T, index: number) => Observable<R>): Observable<R> {
+  return new Observable<R>((subscriber) => {
+    const merge = new Merge(subscriber);
+    for (let index = 0; index < items.length && !subscriber.closed; index++) {
+      let source: Observable<R>;
+      try {
+        source = project(items[index]!, index);
+      } catch (error) {
+        subscriber.error(error);
+        return;
+      }
+      merge.active++;
+      const link = new Link<R>(merge);
+      subscriber.add(link);
+      source.subscribe(link);
+    }
+    merge.started = true;
+    if (merge.active === 0) subscriber.complete();
   });
+}
+
+/** Where a {@link Link} reports: the consumer, and what to do when its source completed. */
+interface LinkOwner<T> {
+  readonly subscriber: Subscriber<T>;
+  completed(link: Link<T>): void;
+}
+
+/**
+ * The observer of one source, which is also its subscription (subscribed as it is, so a
+ * consumer leaving inside a synchronous source stops it at once). One small object per source,
+ * no handler closures: these are made several times per tool call.
+ */
+class Link<T> extends Subscription implements Observer<T> {
+  private stopped = false;
+
+  constructor(private readonly owner: LinkOwner<T>) {
+    super();
+  }
+
+  next(value: T): void {
+    if (!this.stopped && !this.closed) this.owner.subscriber.next(value);
+  }
+
+  error(error: unknown): void {
+    if (this.stopped || this.closed) return;
+    this.stopped = true;
+    try {
+      this.owner.subscriber.error(error);
+    } finally {
+      this.unsubscribe();
+    }
+  }
+
+  complete(): void {
+    if (this.stopped || this.closed) return;
+    this.stopped = true;
+    // The finished source is torn down before anything after it starts, as in rxjs's `concat`.
+    this.unsubscribe();
+    this.owner.completed(this);
+  }
+}
+
+/** The state of one {@link mergeEach} subscription. */
+class Merge<T> implements LinkOwner<T> {
+  active = 0;
+  started = false;
+
+  constructor(readonly subscriber: Subscriber<T>) {}
+
+  completed(): void {
+    if (--this.active === 0 && this.started) this.subscriber.complete();
+  }
+}
+
+/** `count` sources, `sourceAt(index)` made when its turn comes. */
+function chain<T>(count: number, sourceAt: (index: number) => Observable<T>): Observable<T> {
+  return new Observable<T>((subscriber) => new Chain(count, sourceAt, subscriber).subscribeNext());
+}
+
+/** The state of one {@link chain} subscription. */
+class Chain<T> implements LinkOwner<T> {
+  private index = 0;
+  private looping = false;
+  private completedWhileLooping = false;
+
+  constructor(
+    private readonly count: number,
+    private readonly sourceAt: (index: number) => Observable<T>,
+    readonly subscriber: Subscriber<T>,
+  ) {}
+
+  subscribeNext(): void {
+    const subscriber = this.subscriber;
+    this.looping = true;
+    do {
+      this.completedWhileLooping = false;
+      if (subscriber.closed) break;
+      if (this.index === this.count) {
+        subscriber.complete();
+        break;
+      }
+      let source: Observable<T>;
+      try {
+        source = this.sourceAt(this.index++);
+      } catch (error) {
+        subscriber.error(error);
+        break;
+      }
+      const link = new Link<T>(this);
+      // Linked before it is subscribed: a consumer that leaves while a synchronous source is
+      // still emitting stops it at once, as rxjs's own operators do.
+      subscriber.add(link);
+      source.subscribe(link);
+    } while (this.completedWhileLooping);
+    this.looping = false;
+  }
+
+  completed(): void {
+    if (this.looping) this.completedWhileLooping = true;
+    else this.subscribeNext();
+  }
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { concatMap, EMPTY, type Observable, of } from "rxjs";
+import { concatMap, defer, EMPTY, isObservable, type Observable, of } from "rxjs";
 import type { AssistantMessage, ToolCall } from "../model/messages.js";
 import type { AgentContext } from "../model/types.js";
 import { executeToolCall } from "./execute-tool-call.js";
@@ -50,7 +50,10 @@ export function runToolCall(toolCall: ToolCall, options: RunToolCallOptions): Ob
 export function runToolCallWith(toolCall: ToolCall, options: RunToolCallOptions, defaultValidator: ArgumentValidator | undefined): Observable<ToolCallOutcome> {
   const validator = validatorFor(options.tools, options.validator ?? defaultValidator);
   const env: ToolCallEnvironment = { ...options, validator, signal: options.signal ?? new AbortController().signal, now: options.now ?? Date.now };
-  return prepareToolCall(toolCall, env).pipe(
+  return defer(() => {
+    const preparation = prepareToolCall(toolCall, env);
+    return isObservable(preparation) ? preparation : of(preparation);
+  }).pipe(
     concatMap((preparation) => {
       if (preparation.kind === "immediate") return of(preparation.outcome);
       return executeToolCall(preparation, env).pipe(

@@ -6,7 +6,6 @@
  * @module
  */
 import { defer, Observable } from "rxjs";
-import { sequence } from "../rx/sequence.js";
 import { describeError } from "../model/describe-error.js";
 import type { ToolCall } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
@@ -118,7 +117,7 @@ function answered(
     if (args !== undefined) event.args = args;
     return event;
   };
-  const then = (event: AgentEvent, next: () => Observable<AgentEvent>): Observable<AgentEvent> => sequence(emitter.one(event), defer(next));
+  const then = (event: AgentEvent, next: () => Observable<AgentEvent>): Observable<AgentEvent> => emitter.oneThen(event, next);
   if (answer === "aborted" || (env.signal.aborted && !(answer instanceof Failure))) return then(end(false, "aborted"), () => decided(notStarted(toolCall)));
   if (answer instanceof Failure) return then(end(false, "requestApproval failed"), () => decided(errorOutcome(toolCall, `requestApproval failed: ${describeError(answer.error)}`)));
   if (!isDecision(answer)) {

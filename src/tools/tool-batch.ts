@@ -9,8 +9,9 @@
  *
  * @module
  */
-import { concatMap, defer, EMPTY, from, mergeMap, type Observable, of } from "rxjs";
-import { sequence } from "../rx/sequence.js";
+import { concatMap, defer, EMPTY, type Observable, of } from "rxjs";
+import { andThen } from "../rx/maybe-async.js";
+import { concatEach, followedBy, mergeEach, sequence } from "../rx/sequence.js";
 import type { ToolCall, ToolResultMessage } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import type { Emitter } from "../loop/emitter.js";
@@ -87,15 +88,16 @@ function duplicateIds(calls: readonly ToolCall[]): Set<number> {
   return duplicates;
 }
 
-function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
+/** The call's preparation, a value when nothing in it waits (SPEC L12). */
+function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: ToolCallEnvironment): ToolCallPreparation | Observable<ToolCallPreparation> {
   const settled = env.settled?.get(call.id);
-  if (settled) return of({ kind: "immediate", outcome: settled });
-  if (duplicates.has(index)) return of({ kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) });
+  if (settled) return { kind: "immediate", outcome: settled };
+  if (duplicates.has(index)) return { kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) };
   const prepared = prepareToolCall(call, env);
   // Without call limits, approval rules or keys, preflight is pi's (an approval asked by beforeToolCall is marked there).
   const control = env.control;
   if (!control || (!env.budget && !env.controlled)) return prepared;
-  return prepared.pipe(concatMap((preparation) => (preparation.kind === "prepared" ? control.admit(preparation, env) : of(preparation))));
+  return andThen(prepared, (preparation) => (preparation.kind === "prepared" ? control.admit(preparation, env) : of(preparation)));
 }
 
 /**
@@ -121,33 +123,25 @@ function oneByOne<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: T
   const outcomes: ToolCallOutcome[] = [];
   const messages: ToolResultMessage[] = [];
   const complete = (outcome: ToolCallOutcome): Observable<AgentEvent> =>
-    sequence(
-      emitter.one(endEvent(outcome)),
-      defer(() => {
-        const message = toolResultMessage(outcome, env.now());
-        outcomes.push(outcome);
-        messages.push(message);
-        return resultMessageEvents(emitter, message);
+    emitter.oneThen(endEvent(outcome), () => {
+      const message = toolResultMessage(outcome, env.now());
+      outcomes.push(outcome);
+      messages.push(message);
+      return resultMessageEvents(emitter, message);
+    });
+  const calling = concatEach(calls, (call, index) =>
+    emitter.oneThen(startEvent(call), () =>
+      andThen(preflight(call, index, duplicates, env), (preparation) => {
+        if (preparation.kind === "immediate") return complete(preparation.outcome);
+        const run = (ready: PreparedToolCall): Observable<AgentEvent> => (env.signal.aborted ? complete(notStarted(ready.toolCall)) : runPrepared(ready, env, emitter, complete));
+        // Only run control marks a call for approval.
+        const control = env.control;
+        if (!preparation.approval || !control) return run(preparation);
+        return emitter.oneThen(approvalRequestEvent(preparation), () => control.awaitApproval(preparation, env, emitter, run, complete));
       }),
-    );
-  const calling = from(calls).pipe(
-    concatMap((call, index) =>
-      sequence(
-        emitter.one(startEvent(call)),
-        preflight(call, index, duplicates, env).pipe(
-          concatMap((preparation) => {
-            if (preparation.kind === "immediate") return complete(preparation.outcome);
-            const run = (ready: PreparedToolCall): Observable<AgentEvent> => (env.signal.aborted ? complete(notStarted(ready.toolCall)) : runPrepared(ready, env, emitter, complete));
-            // Only run control marks a call for approval.
-            const control = env.control;
-            if (!preparation.approval || !control) return run(preparation);
-            return sequence(emitter.one(approvalRequestEvent(preparation)), defer(() => control.awaitApproval(preparation, env, emitter, run, complete)));
-          }),
-        ),
-      ),
     ),
   );
-  return sequence(calling, defer(() => then(batchResult(messages, outcomes))));
+  return followedBy(calling, () => then(batchResult(messages, outcomes)));
 }
 
 /** Parallel: preflight all in source order, execute the allowed calls together, then the result messages in source order. */
@@ -165,21 +159,16 @@ function preflightAll<T>(
   then: (preparations: readonly ToolCallPreparation[]) => Observable<T>,
 ): Observable<AgentEvent | T> {
   const preparations: ToolCallPreparation[] = new Array(calls.length);
-  const preparing = from(calls).pipe(
-    concatMap((call, index) =>
-      sequence(
-        emitter.one(startEvent(call)),
-        preflight(call, index, duplicates, env).pipe(
-          concatMap((preparation) => {
-            preparations[index] = preparation;
-            if (preparation.kind === "immediate") return emitter.one(endEvent(preparation.outcome));
-            return preparation.approval ? emitter.one(approvalRequestEvent(preparation)) : EMPTY;
-          }),
-        ),
-      ),
+  const preparing = concatEach(calls, (call, index) =>
+    emitter.oneThen(startEvent(call), () =>
+      andThen(preflight(call, index, duplicates, env), (preparation) => {
+        preparations[index] = preparation;
+        if (preparation.kind === "immediate") return emitter.one(endEvent(preparation.outcome));
+        return preparation.approval ? emitter.one(approvalRequestEvent(preparation)) : EMPTY;
+      }),
     ),
   );
-  return sequence(preparing, defer(() => then(preparations)));
+  return followedBy(preparing, () => then(preparations));
 }
 
 function executeAll<T>(
@@ -199,41 +188,35 @@ function executeAll<T>(
   const scheduled = control && (env.maxConcurrency !== undefined || preparations.some((p) => p.kind === "prepared" && (p.approval === true || p.key !== undefined)));
   const executing = scheduled
     ? control.schedule(preparations, env, emitter, completeAt)
-    : from(preparations).pipe(
-        mergeMap((preparation, index) => {
-          if (preparation.kind === "immediate") return EMPTY;
-          const complete = completeAt(index);
-          if (env.signal.aborted) return complete(notStarted(preparation.toolCall));
-          return runPrepared(preparation, env, emitter, complete);
-        }),
-      );
-  return sequence(executing, defer(() => then(outcomes as ToolCallOutcome[])));
+    : mergeEach(preparations, (preparation, index) => {
+        if (preparation.kind === "immediate") return EMPTY;
+        const complete = completeAt(index);
+        if (env.signal.aborted) return complete(notStarted(preparation.toolCall));
+        return runPrepared(preparation, env, emitter, complete);
+      });
+  return followedBy(executing, () => then(outcomes as ToolCallOutcome[]));
 }
 
 function resultsInSourceOrder<T>(outcomes: readonly ToolCallOutcome[], env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
   const messages: ToolResultMessage[] = [];
-  const reporting = from(outcomes).pipe(
-    concatMap((outcome) => {
-      const message = toolResultMessage(outcome, env.now());
-      messages.push(message);
-      return resultMessageEvents(emitter, message);
-    }),
-  );
-  return sequence(reporting, defer(() => then(batchResult(messages, outcomes))));
+  const reporting = concatEach(outcomes, (outcome) => {
+    const message = toolResultMessage(outcome, env.now());
+    messages.push(message);
+    return resultMessageEvents(emitter, message);
+  });
+  return followedBy(reporting, () => then(batchResult(messages, outcomes)));
 }
 
 /** Every call of a message cut at the token limit gets an error result, none runs (SPEC L9). */
 export function failTruncatedToolCalls<T>(calls: readonly ToolCall[], env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
   return defer(() => {
     const messages: ToolResultMessage[] = [];
-    const failing = from(calls).pipe(
-      concatMap((call) => {
-        const outcome = errorOutcome(call, truncatedToolCallText(call.name));
-        const message = toolResultMessage(outcome, env.now());
-        messages.push(message);
-        return sequence(emitter.one(startEvent(call)), emitter.one(endEvent(outcome)), resultMessageEvents(emitter, message));
-      }),
-    );
-    return sequence(failing, defer(() => then({ messages, terminate: false })));
+    const failing = concatEach(calls, (call) => {
+      const outcome = errorOutcome(call, truncatedToolCallText(call.name));
+      const message = toolResultMessage(outcome, env.now());
+      messages.push(message);
+      return sequence(emitter.one(startEvent(call)), emitter.one(endEvent(outcome)), resultMessageEvents(emitter, message));
+    });
+    return followedBy(failing, () => then({ messages, terminate: false }));
   });
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import type { ToolCall } from "../model/messages.js";
+import { copyArguments } from "./copy-arguments.js";
 import { ajvValidator } from "./validators/ajv-validator.js";
 import type { ArgumentValidator, ValidationIssue } from "./validators/argument-validator.js";
 
@@ -37,10 +38,13 @@ function dropNullOptionals(value: unknown, schema: Schema | undefined): void {
     return;
   }
   const record = value as Record<string, unknown>;
-  const required = new Set(schema.required ?? []);
-  for (const [key, propertySchema] of Object.entries(schema.properties ?? {})) {
-    if (!(key in record)) continue;
-    if (record[key] === null && !required.has(key) && !allowsNull(propertySchema)) delete record[key];
+  const properties = schema.properties;
+  if (!properties) return;
+  // `for…in` over the schema, no Set or entries array: this runs for every tool call.
+  for (const key in properties) {
+    if (!Object.hasOwn(properties, key) || !(key in record)) continue;
+    const propertySchema = properties[key];
+    if (record[key] === null && !(Array.isArray(schema.required) && schema.required.includes(key)) && !allowsNull(propertySchema)) delete record[key];
     else dropNullOptionals(record[key], propertySchema);
   }
 }
@@ -63,8 +67,11 @@ function restoreAllowedNulls(validated: unknown, raw: unknown, schema: Schema | 
   }
   const target = validated as Record<string, unknown>;
   const source = raw as Record<string, unknown>;
-  for (const [key, propertySchema] of Object.entries(schema.properties ?? {})) {
-    if (!(key in source) || !(key in target)) continue;
+  const properties = schema.properties;
+  if (!properties) return;
+  for (const key in properties) {
+    if (!Object.hasOwn(properties, key) || !(key in source) || !(key in target)) continue;
+    const propertySchema = properties[key];
     if (source[key] === null && allowsNull(propertySchema)) target[key] = null;
     else restoreAllowedNulls(target[key], source[key], propertySchema);
   }
@@ -99,7 +106,7 @@ export function checkToolArguments(toolName: string, schema: object, toolCall: P
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new Error(`Invalid arguments for tool "${toolName}": expected a JSON object, received ${preview(raw)}`);
   }
-  const args = structuredClone(raw) as Record<string, unknown>;
+  const args = copyArguments(raw) as Record<string, unknown>;
   dropNullOptionals(args, schema as Schema);
   const issues = validator.compile(schema, toolName)(args);
   if (!issues || issues.length === 0) {

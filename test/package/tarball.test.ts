@@ -53,10 +53,12 @@ const KNOWN_EXPORTS: Record<string, string> = {
 };
 
 /**
- * Optional peers the app installs because it loads every entry: `rxagent/mcp` needs the MCP SDK
- * (and zod, the SDK's own peer), `rxagent/otel` the OpenTelemetry API. Versions from the repo's lock.
+ * Optional peers the app installs: `rxagent/mcp` needs the MCP SDK (and zod, the SDK's own
+ * peer), `rxagent/otel` the OpenTelemetry API, `rxagent/ai-sdk` the AI SDK's provider types, the
+ * PostgreSQL store pg. All of them, not only those the app loads: npm 11 asks the registry for an
+ * optional peer that is not in the lock. Versions from the repo's lock.
  */
-const OPTIONAL_PEERS = ["@modelcontextprotocol/sdk", "zod", "@opentelemetry/api"];
+const OPTIONAL_PEERS = ["@modelcontextprotocol/sdk", "zod", "@opentelemetry/api", "@ai-sdk/provider", "pg"];
 
 /** The npm cache `npm ci` filled and the registry it came from, read before the npm_* variables are dropped below. */
 const npmConfig = (key: string) => process.env[`npm_config_${key}`] || execFileSync("npm", ["config", "get", key], { encoding: "utf8" }).trim();
@@ -108,13 +110,34 @@ interface LockEntry {
  * is filled in because the repo's lockfile omits registry URLs, and without one npm would ask
  * the registry where the tarball is.
  */
-function repoLockEntry(name: string, version?: string): LockEntry {
+function repoLockEntry(name: string, version?: string): { path: string; entry: LockEntry } {
   const found = Object.entries(repoLock.packages).find(([path, entry]) =>
     version ? path !== "" && (entry.name ?? path.replace(/^.*node_modules\//, "")) === name && entry.version === version : path === `node_modules/${name}`,
   );
   if (!found) throw new Error(`${name}${version ? `@${version}` : ""} is not in the repo's package-lock.json, so not in the npm cache`);
-  const { name: _alias, dev: _dev, ...entry } = found[1];
+  return { path: found[0], entry: appEntry(name, found[1]) };
+}
+
+/** A repo lock entry as the app's lock holds it: no alias name, no dev flag, a registry URL. */
+function appEntry(name: string, found: LockEntry): LockEntry {
+  const { name: _alias, dev: _dev, ...entry } = found;
   return { ...entry, resolved: entry.resolved ?? `${REGISTRY}/${name}/-/${name.split("/").pop()}-${entry.version}.tgz` };
+}
+
+/**
+ * Where Node finds `name` from the package at `from` (a path in the repo's lock): in its own
+ * `node_modules` first, then in each parent's. A dependency whose range the top-level copy does
+ * not satisfy sits nested (body-parser's own content-type, say), and the app must get that one:
+ * with the top-level copy npm would ask the registry for another.
+ */
+function resolveInRepoLock(from: string, name: string): string {
+  for (let base = from; ; ) {
+    const candidate = `${base === "" ? "" : `${base}/`}node_modules/${name}`;
+    if (repoLock.packages[candidate]) return candidate;
+    if (base === "") throw new Error(`${name} (needed by ${from}) is not in the repo's package-lock.json, so not in the npm cache`);
+    const parent = base.lastIndexOf("/node_modules/");
+    base = parent < 0 ? "" : base.slice(0, parent);
+  }
 }
 
 /**
@@ -126,7 +149,7 @@ function repoLockEntry(name: string, version?: string): LockEntry {
  */
 async function installApp(rxjs: string): Promise<void> {
   const tarballSpec = `file:${relative(app, tarball).split(sep).join("/")}`;
-  const peers = Object.fromEntries(OPTIONAL_PEERS.map((name) => [name, repoLockEntry(name).version]));
+  const peers = Object.fromEntries(OPTIONAL_PEERS.map((name) => [name, repoLockEntry(name).entry.version]));
   const dependencies = { rxagent: tarballSpec, rxjs, "@types/node": TYPES_NODE, ...peers };
   const packages: Record<string, LockEntry> = {
     "": { name: "rxagent-consumer", version: "1.0.0", dependencies },
@@ -139,18 +162,26 @@ async function installApp(rxjs: string): Promise<void> {
       peerDependencies: manifest.peerDependencies,
     },
   };
-  const queue: [string, string | undefined][] = [
-    ["rxjs", rxjs],
-    ["@types/node", TYPES_NODE],
-    ...OPTIONAL_PEERS.map((name): [string, undefined] => [name, undefined]),
-    ...Object.keys(manifest.dependencies ?? {}).map((name): [string, undefined] => [name, undefined]),
-  ];
+  // Each package at its path in the app and the path of the same package in the repo's lock
+  // (they differ for an aliased top-level copy: rxjs 7.8.0 is `rxjs-7.8.0` in the repo).
+  const queue: { appPath: string; repoPath: string; entry: LockEntry }[] = [];
+  const top = (name: string, version?: string) => {
+    const { path, entry } = repoLockEntry(name, version);
+    queue.push({ appPath: `node_modules/${name}`, repoPath: path, entry });
+  };
+  top("rxjs", rxjs);
+  top("@types/node", TYPES_NODE);
+  for (const name of [...OPTIONAL_PEERS, ...Object.keys(manifest.dependencies ?? {})]) top(name);
   for (let next = queue.shift(); next; next = queue.shift()) {
-    const [name, version] = next;
-    if (packages[`node_modules/${name}`]) continue;
-    const entry = repoLockEntry(name, version);
-    packages[`node_modules/${name}`] = entry;
-    for (const dependency of Object.keys(entry.dependencies ?? {})) queue.push([dependency, undefined]);
+    const { appPath, repoPath, entry } = next;
+    if (packages[appPath]) continue;
+    packages[appPath] = entry;
+    for (const dependency of Object.keys(entry.dependencies ?? {})) {
+      const found = resolveInRepoLock(repoPath, dependency);
+      // Nested under this package in the repo: nested under it in the app too; else where the repo has it.
+      const dependencyAppPath = found.startsWith(`${repoPath}/`) ? `${appPath}${found.slice(repoPath.length)}` : found;
+      queue.push({ appPath: dependencyAppPath, repoPath: found, entry: appEntry(dependency, repoLock.packages[found]!) });
+    }
   }
   writeFileSync(join(app, "package.json"), `${JSON.stringify({ name: "rxagent-consumer", version: "1.0.0", private: true, dependencies }, null, 2)}\n`);
   writeFileSync(join(app, "package-lock.json"), `${JSON.stringify({ name: "rxagent-consumer", version: "1.0.0", lockfileVersion: 3, requires: true, packages }, null, 2)}\n`);

@@ -5,7 +5,7 @@
  */
 import { EMPTY, isObservable, of, throwError } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { andThen, asFailure, Failure, isThenable, maybeAsync } from "../../src/rx/maybe-async.js";
+import { andThen, asFailure, Failure, failedWith, isThenable, maybeAsync, settle } from "../../src/rx/maybe-async.js";
 import { newScheduler } from "../helpers/marbles.js";
 
 describe("maybeAsync", () => {
@@ -72,5 +72,26 @@ describe("andThen", () => {
       const settled = maybeAsync(() => cold("--a|"), "error");
       expectObservable(andThen(settled, (v) => of(`${v}!`))).toBe("---(b|)", { b: "a!" });
     });
+  });
+});
+
+describe("settle and failedWith: maybeAsync for a value already returned", () => {
+  it("L12: a plain value stays plain; an Observable settles to its last value; a failure follows the policy", () => {
+    const list = [1];
+    expect(settle(list, "error")).toBe(list);
+    newScheduler().run(({ cold, expectObservable }) => {
+      expectObservable(settle(cold("-a-b|") as never, "error") as never).toBe("----(b|)");
+      expectObservable(settle(cold("-#") as never, asFailure) as never).toBe("-(f|)", { f: new Failure("error") });
+    });
+  });
+
+  it("A6: a throw becomes an Observable of the error, or the value the policy makes of it", () => {
+    const error = new Error("thrown");
+    const observed = failedWith(error, "error");
+    expect(isObservable(observed)).toBe(true);
+    let seen: unknown;
+    (observed as ReturnType<typeof throwError>).subscribe({ error: (e) => (seen = e) });
+    expect(seen).toBe(error);
+    expect(failedWith(error, asFailure)).toEqual(new Failure(error));
   });
 });

@@ -3,9 +3,9 @@
  * the previous one completes, torn down when the consumer leaves — also in the middle of a
  * synchronous source.
  */
-import { concat, defer, EMPTY, map, Observable, of, take } from "rxjs";
+import { concat, concatMap, defer, EMPTY, from, map, mergeMap, Observable, of, take, throwError } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { sequence } from "../../src/rx/sequence.js";
+import { concatEach, followedBy, mergeEach, sequence } from "../../src/rx/sequence.js";
 import { newScheduler } from "../helpers/marbles.js";
 
 describe("sequence", () => {
@@ -94,5 +94,145 @@ describe("sequence teardown order", () => {
     const theirs = await run((...s) => concat(...s));
     expect(ours).toEqual(["subscribe a", "teardown a", "subscribe b", "teardown b"]);
     expect(ours).toEqual(theirs);
+  });
+});
+
+describe("concatEach", () => {
+  it("T4: each item's Observable is made and subscribed when the previous one completed, as concatMap does", () => {
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold(" -1-|     ");
+      const b = cold("    --2|  ");
+      const made: string[] = [];
+      const project = (name: string) => {
+        made.push(name);
+        return name === "a" ? a : b;
+      };
+      expectObservable(concatEach(["a", "b"], project)).toBe("-1---2|");
+      expectObservable(from(["a", "b"]).pipe(concatMap(project))).toBe("-1---2|");
+      expectSubscriptions(a.subscriptions).toBe(["^--!", "^--!"]);
+      expectSubscriptions(b.subscriptions).toBe(["---^--!", "---^--!"]);
+    });
+  });
+
+  it("T4: the index is the item's place; a project that sees what earlier items did", () => {
+    const outcomes: number[] = [];
+    const seen: string[] = [];
+    concatEach(["x", "y", "z"], (item, index) => {
+      seen.push(`${item}${index} after ${outcomes.length}`);
+      outcomes.push(index);
+      return of(item);
+    }).subscribe();
+    expect(seen).toEqual(["x0 after 0", "y1 after 1", "z2 after 2"]);
+  });
+
+  it("A6: a project that throws errors the result, and no later item is made", () => {
+    const made: number[] = [];
+    let failure: unknown;
+    concatEach([1, 2, 3], (n) => {
+      made.push(n);
+      if (n === 2) throw new Error("no 2");
+      return of(n);
+    }).subscribe({ error: (error) => (failure = error) });
+    expect(made).toEqual([1, 2]);
+    expect((failure as Error).message).toBe("no 2");
+  });
+
+  it("L10: unsubscribing stops the current item's Observable and makes no other", () => {
+    let made = 0;
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold("-1--2|");
+      expectObservable(
+        concatEach([0, 1], () => (made++, a)),
+        "---!",
+      ).toBe("-1-");
+      expectSubscriptions(a.subscriptions).toBe("^--!");
+    });
+    expect(made).toBe(1);
+  });
+
+  it("completes at once with no items", () => {
+    newScheduler().run(({ expectObservable }) => expectObservable(concatEach([], () => of(1))).toBe("|"));
+  });
+});
+
+describe("followedBy", () => {
+  it("L3: next() is called when first completed, not before, and its Observable follows", () => {
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const first = cold("-a|   ");
+      const rest = cold("   -b|");
+      expectObservable(followedBy(first, () => rest)).toBe("-a-b|");
+      expectSubscriptions(first.subscriptions).toBe("^-!");
+      expectSubscriptions(rest.subscriptions).toBe("--^-!");
+    });
+    let called = false;
+    const held = followedBy(throwError(() => new Error("first failed")), () => ((called = true), of(1)));
+    let failure: unknown;
+    held.subscribe({ error: (error) => (failure = error) });
+    expect((failure as Error).message).toBe("first failed");
+    expect(called).toBe(false);
+  });
+
+  it("A6: a next() that throws errors the result", () => {
+    let failure: unknown;
+    followedBy(of(1), () => {
+      throw new Error("next failed");
+    }).subscribe({ error: (error) => (failure = error) });
+    expect((failure as Error).message).toBe("next failed");
+  });
+});
+
+describe("mergeEach", () => {
+  it("T4: every item's Observable is subscribed at once; values in completion order; completes after the last, as mergeMap does", () => {
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold("---1|");
+      const b = cold("-2|  ");
+      const project = (name: string) => (name === "a" ? a : b);
+      expectObservable(mergeEach(["a", "b"], project)).toBe("-2-1|");
+      expectObservable(from(["a", "b"]).pipe(mergeMap(project))).toBe("-2-1|");
+      expectSubscriptions(a.subscriptions).toBe(["^---!", "^---!"]);
+      expectSubscriptions(b.subscriptions).toBe(["^-!", "^-!"]);
+    });
+  });
+
+  it("L10: a consumer that leaves while the items are being subscribed subscribes no more of them", () => {
+    const subscribed: number[] = [];
+    mergeEach([0, 1, 2], (n) => {
+      subscribed.push(n);
+      return of(n);
+    })
+      .pipe(take(1))
+      .subscribe();
+    expect(subscribed).toEqual([0]);
+  });
+
+  it("L10: unsubscribing tears every running item down", () => {
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold("----1|");
+      const b = cold("------2|");
+      expectObservable(mergeEach([a, b], (source) => source), "--!").toBe("--");
+      expectSubscriptions(a.subscriptions).toBe("^-!");
+      expectSubscriptions(b.subscriptions).toBe("^-!");
+    });
+  });
+
+  it("A6: an error of one item errors the result and tears the others down; a throwing project errors it", () => {
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold("-#     ");
+      const b = cold("----1| ");
+      expectObservable(mergeEach([a, b], (source) => source)).toBe("-#");
+      expectSubscriptions(b.subscriptions).toBe("^!");
+    });
+    let failure: unknown;
+    mergeEach([1], () => {
+      throw new Error("project failed");
+    }).subscribe({ error: (error) => (failure = error) });
+    expect((failure as Error).message).toBe("project failed");
+  });
+
+  it("completes at once with no items, or when every item completes synchronously", () => {
+    newScheduler().run(({ expectObservable }) => {
+      expectObservable(mergeEach([], () => of(1))).toBe("|");
+      expectObservable(mergeEach(["1", "2"], (n) => of(n))).toBe("(12|)");
+    });
   });
 });

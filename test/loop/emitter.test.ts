@@ -1,0 +1,76 @@
+/**
+ * The loop's way out for events (SPEC L11, A5): each event through `emit`, what it returns
+ * waited for before the next event and before what follows.
+ */
+import { of } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { Emitter } from "../../src/loop/emitter.js";
+import type { AgentEvent } from "../../src/model/types.js";
+import { newScheduler } from "../helpers/marbles.js";
+
+const start: AgentEvent = { type: "agent_start" };
+const turn: AgentEvent = { type: "turn_start" };
+
+describe("Emitter", () => {
+  it("L11: oneThen emits the event, waits for what emit returned, then subscribes next()", () => {
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const held = cold("--|");
+      const rest = cold("-x|");
+      const emitter = new Emitter(() => held);
+      expectObservable(emitter.oneThen(start, () => rest)).toBe("s--x|", { s: start, x: "x" });
+      expectSubscriptions(held.subscriptions).toBe("^-!");
+      expectSubscriptions(rest.subscriptions).toBe("--^-!");
+    });
+  });
+
+  it("A5: emit is called for each event before it is emitted, the next event only after the wait", () => {
+    const log: string[] = [];
+    newScheduler().run(({ cold, expectObservable }) => {
+      const emitter = new Emitter((event) => {
+        log.push(`emit ${event.type}`);
+        return event.type === "agent_start" ? cold("-|") : undefined;
+      });
+      expectObservable(emitter.allThen([start, turn], undefined)).toBe("s(t|)", { s: start, t: turn });
+    });
+    expect(log).toEqual(["emit agent_start", "emit turn_start"]);
+  });
+
+  it("L12: with emits that return plain values, events and next() run synchronously", () => {
+    const seen: unknown[] = [];
+    new Emitter(() => undefined).allThen([start, turn], () => of("after")).subscribe((value) => seen.push(value));
+    expect(seen).toEqual([start, turn, "after"]);
+  });
+
+  it("A6: an error of the wait errors the result after its event; next() is never called", () => {
+    let called = false;
+    newScheduler().run(({ cold, expectObservable }) => {
+      const emitter = new Emitter(() => cold("-#"));
+      expectObservable(emitter.oneThen(start, () => ((called = true), of(1)))).toBe("s#", { s: start });
+    });
+    expect(called).toBe(false);
+  });
+
+  it("A6: a next() that throws errors the result", () => {
+    let failure: unknown;
+    new Emitter(undefined)
+      .oneThen(start, () => {
+        throw new Error("next failed");
+      })
+      .subscribe({ error: (error) => (failure = error) });
+    expect((failure as Error).message).toBe("next failed");
+  });
+
+  it("L10: unsubscribing while an emit is waited for tears the wait down; nothing after it runs", () => {
+    let called = false;
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const held = cold("----|");
+      const emitter = new Emitter(() => held);
+      expectObservable(
+        emitter.allThen([start, turn], () => ((called = true), of(1))),
+        "--!",
+      ).toBe("s-", { s: start });
+      expectSubscriptions(held.subscriptions).toBe("^-!");
+    });
+    expect(called).toBe(false);
+  });
+});
