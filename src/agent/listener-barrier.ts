@@ -61,7 +61,10 @@ function notifyFrom(
     // Called here, not in a closure for `maybeAsync`: this is once per listener per event.
     let settled: unknown;
     try {
-      settled = settle<unknown>(listeners[i]!(event, signal), asFailure);
+      settled = listeners[i]!(event, signal);
+      // Nothing returned, the common case: nothing to settle.
+      if (settled === undefined) continue;
+      settled = settle<unknown>(settled, asFailure);
     } catch (error) {
       settled = new Failure(error);
     }

@@ -206,12 +206,12 @@ function turns(run: Run): Observable<AgentEvent> {
   return new Observable<AgentEvent>((subscriber) => {
     // Without `emit` the run observes each event here, on its way out (with `emit`, the emitter does).
     const observing = !run.emitter.waits;
-    if (observing) {
-      run.sink = (event) => {
-        run.observe(event);
-        subscriber.next(event);
-      };
-    }
+    run.sink = observing
+      ? (event) => {
+          run.observe(event);
+          subscriber.next(event);
+        }
+      : (event) => subscriber.next(event);
     const nextTurns = (source: Observable<Step>): Observable<NextTurn> =>
       source.pipe(
         filter((step): step is NextTurn => {

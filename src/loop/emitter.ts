@@ -8,7 +8,6 @@ import { isObservable, Observable, of, type Subscriber } from "rxjs";
 import { LinkedObserver } from "../rx/linked-observer.js";
 import type { AgentEvent } from "../model/types.js";
 import { failedWith, type OnFailure, settle } from "../rx/maybe-async.js";
-import { waitAfterEach } from "../rx/wait-after-each.js";
 import type { AgentEmit } from "./loop-config.js";
 
 /**
@@ -18,8 +17,11 @@ import type { AgentEmit } from "./loop-config.js";
  * out, then errors (the run's failure recovery takes over); a function swallows it.
  */
 export class Emitter {
-  /** `emit` as `waitAfterEach` calls it: `undefined` when there is nothing to wait for. */
-  private readonly wait: ((event: AgentEvent) => Observable<unknown> | undefined) | undefined;
+  /**
+   * `emit` as the events' producers call it, before each event goes out: what it returns is
+   * waited for before the next one. `undefined` when there is nothing to wait for.
+   */
+  readonly wait: ((event: AgentEvent) => Observable<unknown> | undefined) | undefined;
 
   constructor(emit: AgentEmit | undefined, onFailure: OnFailure<unknown> = "error") {
     this.wait = emit
@@ -27,7 +29,10 @@ export class Emitter {
           // Called here, not in a closure for `maybeAsync`: this is once per event.
           let settled: unknown;
           try {
-            settled = settle(emit(event), onFailure);
+            settled = emit(event);
+            // Nothing returned, the common case: nothing to settle.
+            if (settled === undefined) return undefined;
+            settled = settle(settled, onFailure);
           } catch (error) {
             settled = failedWith(error, onFailure);
           }
@@ -70,11 +75,6 @@ export class Emitter {
   allThen<T>(events: readonly AgentEvent[], next: (() => Observable<T>) | undefined): Observable<AgentEvent | T> {
     const wait = this.wait;
     return new Observable<AgentEvent | T>((subscriber) => new Emission(events, wait, next, subscriber).from(0));
-  }
-
-  /** A stream of events, passed through untouched when nobody waits (the hot streaming path). */
-  stream(events: Observable<AgentEvent>): Observable<AgentEvent> {
-    return this.wait ? events.pipe(waitAfterEach(this.wait)) : events;
   }
 }
 

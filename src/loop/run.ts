@@ -97,9 +97,9 @@ export class Run {
    */
   waiting: AgentMessage[] = [];
   /**
-   * Without `emit`: where streamed `message_update` events go, straight to the run's subscriber
-   * past the turn's operators (about a third of the per-delta time). Only when nothing waits on
-   * events, so the order is the same.
+   * Where streamed `message_update` events go: straight to the run's subscriber, past the turn's
+   * operators (about a third of the per-delta time). The response waits on `emit` itself before
+   * each one (SPEC L11), so the order is the same as through the operators.
    */
   sink: ((event: AgentEvent) => void) | undefined;
   /** What this run's assistant messages used (SPEC R5). */

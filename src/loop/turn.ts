@@ -108,9 +108,10 @@ function streamResponse(run: Run, messages: Message[], apiKey: string | undefine
   run.turns++;
   const options: StreamOptions & { signal: AbortSignal } = { ...run.streamOptions, signal: run.signal };
   if (apiKey !== undefined) options.apiKey = apiKey;
-  const response = streamAssistantResponse({ model: run.config.model, messages, options, streamFn: run.input.streamFn, now: run.now, onUpdate: run.sink });
+  // The response waits on the emitter itself, so its updates can take the short path to the subscriber.
+  const response = streamAssistantResponse({ model: run.config.model, messages, options, streamFn: run.input.streamFn, now: run.now, onUpdate: run.sink, wait: run.emitter.wait });
   // The response always ends with `message_end` and its final message.
-  return run.emitter.stream(response).pipe(continueWith((end) => afterResponse(run, (end as { message: AssistantMessage }).message)));
+  return response.pipe(continueWith((end) => afterResponse(run, (end as { message: AssistantMessage }).message)));
 }
 
 /** An error or aborted response ends the run (SPEC L6); any other runs its tool calls. */

@@ -11,6 +11,7 @@ import { normalizedFailureMessage } from "../model/assistant-message.js";
 import type { AssistantMessage, AssistantMessageEvent, Message, Model, StreamFn, StreamOptions } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import { observeStreamFn, type StreamFnFailure, type StreamFnObserver } from "./stream-fn-call.js";
+import { WaitGate } from "../rx/wait-gate.js";
 
 /** One provider request. */
 export interface AssistantRequest {
@@ -21,9 +22,15 @@ export interface AssistantRequest {
   now: () => number;
   /**
    * Where `message_update` events go instead of the returned Observable: the loop's short path
-   * to its subscriber when nothing waits on events (start and end still come through here).
+   * to its subscriber (start and end still come through here).
    */
   onUpdate?: (event: AgentEvent) => void;
+  /**
+   * Called with each event before it goes out; the next event waits for what it returns (the
+   * `Agent`'s listeners, SPEC L11). The response does the waiting itself, so updates can take
+   * the short path and still keep their order with start and end.
+   */
+  wait?: (event: AgentEvent) => Observable<unknown> | undefined;
 }
 
 /** The errorMessage of a response cut off by an abort the provider did not answer itself. */
@@ -60,12 +67,29 @@ class AssistantResponse implements StreamFnObserver {
   private finished = false;
   private provider: Unsubscribable | undefined;
   private readonly signal: AbortSignal;
+  /** The events in order, each after the previous one's wait: only when something waits on them. */
+  private readonly gate: WaitGate<AgentEvent> | undefined;
 
   constructor(
     private readonly request: AssistantRequest,
     private readonly subscriber: Subscriber<AgentEvent>,
   ) {
     this.signal = request.options.signal;
+    const wait = request.wait;
+    if (wait) this.gate = new WaitGate(wait, subscriber, (event) => this.deliver(event));
+  }
+
+  /** An event out: updates by the short path when there is one, the rest to the subscriber. */
+  private deliver(event: AgentEvent): void {
+    const onUpdate = this.request.onUpdate;
+    if (onUpdate && event.type === "message_update") onUpdate(event);
+    else this.subscriber.next(event);
+  }
+
+  /** An event out, through the gate when something waits on events. */
+  private emit(event: AgentEvent): void {
+    if (this.gate) this.gate.push(event);
+    else this.subscriber.next(event);
   }
 
   /** Calls the provider, unless the signal already fired. Returns the teardown. */
@@ -93,7 +117,7 @@ class AssistantResponse implements StreamFnObserver {
         if (this.partial) return this.fail(`Provider protocol violation: a second "start" event arrived.`);
         if (!isAssistantMessage(event.partial)) return this.fail(`Provider protocol violation: "start" carried no assistant message.`);
         this.partial = event.partial;
-        this.subscriber.next({ type: "message_start", message: this.partial });
+        this.emit({ type: "message_start", message: this.partial });
         return;
       case "text_start":
       case "text_delta":
@@ -110,7 +134,8 @@ class AssistantResponse implements StreamFnObserver {
         // pi-ai providers mutate one message in place: the same object needs no re-check.
         if (event.partial !== partial && isAssistantMessage(event.partial)) partial = this.partial = event.partial;
         const update: AgentEvent = { type: "message_update", message: partial, assistantMessageEvent: event };
-        if (this.request.onUpdate) this.request.onUpdate(update);
+        if (this.gate) this.gate.push(update);
+        else if (this.request.onUpdate) this.request.onUpdate(update);
         else this.subscriber.next(update);
         return;
       }
@@ -155,8 +180,9 @@ class AssistantResponse implements StreamFnObserver {
     this.finished = true;
     this.signal.removeEventListener("abort", this.onAbort);
     this.provider?.unsubscribe();
-    if (!this.partial) this.subscriber.next({ type: "message_start", message });
-    this.subscriber.next({ type: "message_end", message });
-    this.subscriber.complete();
+    if (!this.partial) this.emit({ type: "message_start", message });
+    this.emit({ type: "message_end", message });
+    if (this.gate) this.gate.end();
+    else this.subscriber.complete();
   }
 }

@@ -3,7 +3,7 @@
  * becomes message_start, message_update*, message_end with exactly one final assistant message,
  * and the run ends normally.
  */
-import { lastValueFrom, NEVER, Observable, of, throwError, toArray } from "rxjs";
+import { lastValueFrom, NEVER, Observable, of, Subject, throwError, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import { streamAssistantResponse } from "../../src/stream/assistant-stream.js";
@@ -265,5 +265,46 @@ describe("streamAssistantResponse and the abort signal (L10)", () => {
       throw new Error("AbortError");
     }, controller.signal);
     expect((events.at(-1) as Extract<AgentEvent, { type: "message_end" }>).message).toMatchObject({ stopReason: "aborted" });
+  });
+});
+
+describe("L11: a response that waits on its events itself", () => {
+  it("L11: updates on the short path wait behind a held start; the end waits behind a held update; order as emitted", () => {
+    const log: string[] = [];
+    const gates = new Map<string, Subject<void>>();
+    const streamFn: StreamFn = () => of(...protocolEvents(assistantMessage("hi")));
+    const signal = new AbortController().signal;
+    const wait = (event: AgentEvent) => {
+      log.push(`wait ${event.type}`);
+      if (event.type !== "message_start" && !(event.type === "message_update" && event.assistantMessageEvent.type === "text_delta")) return undefined;
+      const gate = new Subject<void>();
+      gates.set(event.type, gate);
+      return gate;
+    };
+    let completed = false;
+    streamAssistantResponse({ model, messages: [], options: { signal }, streamFn, now: () => 7, wait, onUpdate: (event) => log.push(`short ${event.type}`) }).subscribe({
+      next: (event) => log.push(`out ${event.type}`),
+      complete: () => (completed = true),
+    });
+    expect(log).toEqual(["wait message_start", "out message_start"]);
+    gates.get("message_start")!.complete();
+    expect(log.slice(2)).toEqual(["wait message_update", "short message_update", "wait message_update", "short message_update"]);
+    expect(completed).toBe(false);
+    gates.get("message_update")!.complete();
+    expect(log.slice(6)).toEqual(["wait message_update", "short message_update", "wait message_end", "out message_end"]);
+    expect(completed).toBe(true);
+  });
+
+  it("A6: an error of a wait errors the response after its event; nothing after it goes out", () => {
+    const seen: string[] = [];
+    let failure: unknown;
+    const streamFn: StreamFn = () => of(...protocolEvents(assistantMessage("hi")));
+    const wait = (event: AgentEvent) => (event.type === "message_start" ? throwError(() => new Error("listener failed")) : undefined);
+    streamAssistantResponse({ model, messages: [], options: { signal: new AbortController().signal }, streamFn, now: () => 7, wait, onUpdate: (event) => seen.push(event.type) }).subscribe({
+      next: (event) => seen.push(event.type),
+      error: (error) => (failure = error),
+    });
+    expect(seen).toEqual(["message_start"]);
+    expect((failure as Error).message).toBe("listener failed");
   });
 });

@@ -1,13 +1,23 @@
 /**
- * `waitAfterEach`, how events wait for the Agent's listeners (SPEC L11, A5): the value goes out
- * right after `wait` is called, and the next one waits for what `wait` returned.
+ * `WaitGate`, how events wait for the Agent's listeners (SPEC L11, A5): the value goes out
+ * right after `wait` is called, and the next one waits for what `wait` returned. Driven here by
+ * a source Observable, as a producer pushes into it.
  */
-import { NEVER, of, Subject, throwError } from "rxjs";
+import { type MonoTypeOperatorFunction, NEVER, Observable, of, Subject, throwError } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { waitAfterEach } from "../../src/rx/wait-after-each.js";
+import { WaitGate } from "../../src/rx/wait-gate.js";
 import { newScheduler } from "../helpers/marbles.js";
 
-describe("waitAfterEach", () => {
+/** The source's values pushed into a gate, its completion ending it: the gate as an operator. */
+function waitAfterEach<T>(wait: (value: T) => Observable<unknown> | undefined): MonoTypeOperatorFunction<T> {
+  return (source) =>
+    new Observable<T>((subscriber) => {
+      const gate = new WaitGate(wait, subscriber, (value) => subscriber.next(value));
+      return source.subscribe({ next: (value) => gate.push(value), error: (error) => subscriber.error(error), complete: () => gate.end() });
+    });
+}
+
+describe("WaitGate", () => {
   it("L11: each value waits for the previous value's wait; nothing to wait for passes straight through", () => {
     newScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const source = hot("-ab-c---|");

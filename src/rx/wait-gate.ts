@@ -1,0 +1,85 @@
+/**
+ * `WaitGate`: values delivered one at a time, each after what the previous one's `wait`
+ * returned completed; the core of `waitAfterEach`, for a producer that is not an Observable.
+ *
+ * @module
+ */
+import type { Observable, Subscriber, Subscription } from "rxjs";
+import { LinkedObserver } from "./linked-observer.js";
+
+/**
+ * Hands values to `deliver` in order, each after `wait(value)` was called and before what it
+ * returned completed; values pushed meanwhile are queued. `end()` completes `subscriber` once
+ * every value was delivered and waited for. A throw of `wait` errors `subscriber` before the
+ * value, an error of what it returned after it. What is being waited for is added to
+ * `subscriber`, so unsubscribing it stops the wait.
+ *
+ * ```text
+ * push:     a b     c   end
+ * wait(a):  --|
+ * deliver:  a-b-----c---|
+ * ```
+ *
+ * @example
+ * ```ts
+ * const gate = new WaitGate(wait, subscriber, (value) => subscriber.next(value));
+ * source.subscribe({ next: (v) => gate.push(v), error: (e) => subscriber.error(e), complete: () => gate.end() });
+ * ```
+ */
+export class WaitGate<T> {
+  private readonly queued: T[] = [];
+  private waiting: Subscription | undefined;
+  private draining = false;
+  private ended = false;
+
+  constructor(
+    private readonly wait: (value: T) => Observable<unknown> | undefined,
+    private readonly subscriber: Subscriber<unknown>,
+    private readonly deliver: (value: T) => void,
+  ) {}
+
+  /** A value: delivered now, or queued behind the one being waited for. */
+  push(value: T): void {
+    if (this.waiting || this.queued.length > 0) this.queued.push(value);
+    else this.pass(value);
+  }
+
+  /** No more values: `subscriber` completes after the last one's wait. */
+  end(): void {
+    this.ended = true;
+    if (!this.waiting && this.queued.length === 0) this.subscriber.complete();
+  }
+
+  private pass(value: T): void {
+    const subscriber = this.subscriber;
+    let held: Observable<unknown> | undefined;
+    try {
+      held = this.wait(value);
+    } catch (error) {
+      subscriber.error(error);
+      return;
+    }
+    this.deliver(value);
+    if (!held || subscriber.closed) return;
+    const settled = new LinkedObserver<unknown>({
+      error: (error) => subscriber.error(error),
+      complete: () => {
+        this.waiting = undefined;
+        this.drain();
+      },
+    });
+    this.waiting = settled;
+    subscriber.add(settled);
+    held.subscribe(settled);
+    if (settled.closed && this.waiting === settled) this.waiting = undefined;
+  }
+
+  private drain(): void {
+    if (this.draining) return;
+    this.draining = true;
+    const { queued, subscriber } = this;
+    while (!this.waiting && queued.length > 0 && !subscriber.closed) this.pass(queued.shift()!);
+    this.draining = false;
+    if (!this.waiting && queued.length === 0 && this.ended) subscriber.complete();
+  }
+}
