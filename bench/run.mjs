@@ -381,6 +381,8 @@ function importTimes(reps) {
   );
 }
 const importResults = importTimes(quick ? 3 : 11);
+log("idle Agent memory (a fresh process per runtime)");
+const idleResults = Object.fromEntries(["reference", "rxagent"].map((name) => [name, node(["workers/idle.mjs", name], { gc: true })]));
 machine.loadAverageAtEnd = os.loadavg().map((l) => round(l, 2));
 
 // ── targets ──────────────────────────────────────────────────────────────────────────────
@@ -474,13 +476,20 @@ for (const [name, r] of Object.entries(otelResults ?? {})) {
 }
 target("Size, rxagent own code (min+gz)", `${sizeResults.rxagentOwn.gzipped} B`, "≤ 10 KB (10 240 B)", sizeResults.rxagentOwn.gzipped <= 10_240, `reference core: ${sizeResults.reference.gzipped} B`);
 if (sizeResults.coreOwn) target("Size, rxagent/core own code (min+gz)", `${sizeResults.coreOwn.gzipped} B`, "≤ 10 KB (10 240 B)", sizeResults.coreOwn.gzipped <= 10_240, "the entry without ajv and run control");
+target(
+  `Idle Agent: heap per Agent over its messages (${idleResults.rxagent.agents} Agents, ${idleResults.rxagent.messages} shared messages each, never run)`,
+  `${idleResults.rxagent.bytesPerAgent} B`,
+  "≤ 1 KB (1 024 B)",
+  idleResults.rxagent.bytesPerAgent <= 1024,
+  `reference: ${idleResults.reference.bytesPerAgent} B`,
+);
 if (sizeResults.apps) {
   const { interpreting, precompiled, ajv } = sizeResults.apps;
   target("Size, minimal browser app with the CSP-safe validator (rxagent/core + interpretingValidator, min+gz)", `${interpreting.gzipped} B`, "≤ 30 KB (30 720 B)", interpreting.gzipped <= 30_720, `with precompiledValidator: ${precompiled.gzipped} B; from rxagent (ajv): ${ajv.gzipped} B`);
 }
 
 // ── output ───────────────────────────────────────────────────────────────────────────────
-const results = { provenance, machine, method: methodNotes(), timings, memory: memoryResults, sessions: sessionResults, otel: otelResults, size: sizeResults, coldImport: importResults, targets };
+const results = { provenance, machine, method: methodNotes(), timings, memory: memoryResults, sessions: sessionResults, otel: otelResults, size: sizeResults, coldImport: importResults, idle: idleResults, targets };
 if (quick) {
   log("quick run: results not written");
   console.log(renderMarkdown(results));

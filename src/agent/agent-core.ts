@@ -130,22 +130,32 @@ export class Agent {
   private readonly session: AgentSession | undefined;
   private host: SessionHost | undefined;
 
+  // The three streams are made on first read (the same Observable on every read after): an
+  // Agent that nobody observes holds none of them.
+  private eventStream: Observable<AgentEvent> | undefined;
+  private stateStream: Observable<AgentStateSnapshot> | undefined;
+  private usageStream: Observable<Usage> | undefined;
+
   /**
    * Every event of every run, as it happens (hot). Subscribe before `prompt()` to see a run
    * from `agent_start`.
    */
-  readonly events$: Observable<AgentEvent> = this.allEvents.asObservable();
+  get events$(): Observable<AgentEvent> {
+    return (this.eventStream ??= this.allEvents.asObservable());
+  }
 
   /**
    * The state now, then after every change, as frozen snapshots (SPEC A7). Works with
    * Angular's `async` pipe and `toSignal`.
    */
-  readonly state$: Observable<AgentStateSnapshot> = defer(() =>
-    concat(
-      [this.store.snapshot()],
-      new Observable<AgentStateSnapshot>((subscriber) => this.changes.subscribe(() => subscriber.next(this.store.snapshot()))),
-    ),
-  );
+  get state$(): Observable<AgentStateSnapshot> {
+    return (this.stateStream ??= defer(() =>
+      concat(
+        [this.store.snapshot()],
+        new Observable<AgentStateSnapshot>((subscriber) => this.changes.subscribe(() => subscriber.next(this.store.snapshot()))),
+      ),
+    ));
+  }
 
   /**
    * The usage totals (SPEC R5): now, then each time an assistant message adds to them.
@@ -155,7 +165,9 @@ export class Agent {
    * usage$:  u-u----u----     (u: the totals; never the same totals twice in a row)
    * ```
    */
-  readonly usage$: Observable<Usage> = defer(() => this.state$.pipe(map((snapshot) => snapshot.usage), distinctUntilChanged()));
+  get usage$(): Observable<Usage> {
+    return (this.usageStream ??= defer(() => this.state$.pipe(map((snapshot) => snapshot.usage), distinctUntilChanged())));
+  }
 
   constructor(options: AgentOptions = {}) {
     // `state$` unobserved is the common case: a Subject's `next` allocates even then, once per event.

@@ -1,10 +1,11 @@
 /**
- * The Agent's steering and follow-up queues (SPEC L7, A2, Q4): `steer()` and `followUp()` are
- * `next`s on streams that feed two {@link MessageQueue}s, which outlive runs; each run polls them.
+ * The Agent's steering and follow-up queues (SPEC L7, A2, Q4): `steer()`, `followUp()` and the
+ * streams routed with `steerFrom()` / `followUpFrom()` feed two {@link MessageQueue}s, which
+ * outlive runs; each run polls them.
  *
  * @module
  */
-import { type Observable, Subject, type Subscription, tap } from "rxjs";
+import type { Observable, Subscription } from "rxjs";
 import type { QueueMode } from "../loop/loop-config.js";
 import { MessageQueue } from "../loop/message-queue.js";
 import type { AgentMessage } from "../model/types.js";
@@ -23,8 +24,6 @@ export interface QueueObserver {
 export class AgentQueues {
   /** Told of changes from when it is set. */
   observer: QueueObserver | undefined;
-  private readonly steering$ = new Subject<AgentMessage>();
-  private readonly followUp$ = new Subject<AgentMessage>();
   readonly steering: MessageQueue;
   readonly followUp: MessageQueue;
 
@@ -34,10 +33,15 @@ export class AgentQueues {
     followUpMode: QueueMode,
     private readonly onRoutingError: (source: "steerFrom" | "followUpFrom", error: unknown) => void,
   ) {
+    // Plain queues, no Subject and standing subscription per queue: an idle Agent holds only its messages.
     this.steering = new MessageQueue(steeringMode);
     this.followUp = new MessageQueue(followUpMode);
-    this.steering.feed(this.steering$.pipe(tap((message) => this.observer?.enqueued("steering", message))));
-    this.followUp.feed(this.followUp$.pipe(tap((message) => this.observer?.enqueued("followUp", message))));
+  }
+
+  /** A message joins `name`; the observer is told. */
+  private enqueue(name: QueueName, message: AgentMessage): void {
+    this.queue(name).enqueue(message);
+    this.observer?.enqueued(name, message);
   }
 
   /** The queue called `name`. */
@@ -64,21 +68,21 @@ export class AgentQueues {
   }
 
   steer(message: AgentMessage): void {
-    this.steering$.next(message);
+    this.enqueue("steering", message);
   }
 
   queueFollowUp(message: AgentMessage): void {
-    this.followUp$.next(message);
+    this.enqueue("followUp", message);
   }
 
   /** Routes `messages` into steering until the returned subscription ends. */
   steerFrom(messages: Observable<AgentMessage>): Subscription {
-    return messages.subscribe({ next: (message) => this.steering$.next(message), error: (error: unknown) => this.onRoutingError("steerFrom", error) });
+    return messages.subscribe({ next: (message) => this.enqueue("steering", message), error: (error: unknown) => this.onRoutingError("steerFrom", error) });
   }
 
   /** Routes `messages` into follow-up until the returned subscription ends. */
   followUpFrom(messages: Observable<AgentMessage>): Subscription {
-    return messages.subscribe({ next: (message) => this.followUp$.next(message), error: (error: unknown) => this.onRoutingError("followUpFrom", error) });
+    return messages.subscribe({ next: (message) => this.enqueue("followUp", message), error: (error: unknown) => this.onRoutingError("followUpFrom", error) });
   }
 
   clear(): void {

@@ -98,7 +98,7 @@ export class AgentStateStore implements AgentState {
   /** What the run's events say (streaming message, pending calls, error): the loop's own reducer. */
   private run: RunState = initialRunState;
   private pendingFrom: readonly string[] | undefined;
-  private pending: ReadonlySet<string> = new Set();
+  private pending: ReadonlySet<string> | undefined;
   private _tools: AgentTool[];
   private _messages: AgentMessage[];
   /**
@@ -216,7 +216,7 @@ export class AgentStateStore implements AgentState {
   /** A `Set` view of the run state's `executing`, made when it changed and is read. */
   get pendingToolCalls(): ReadonlySet<string> {
     const executing = this.run.executing;
-    if (this.pendingFrom !== executing) {
+    if (this.pendingFrom !== executing || !this.pending) {
       this.pendingFrom = executing;
       this.pending = new Set(executing);
     }

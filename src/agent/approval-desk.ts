@@ -10,10 +10,11 @@ import type { ToolApprovalDecision, ToolApprovalRequest } from "../tools/tool-ty
 
 /** @internal */
 export class ApprovalDesk {
+  // Both made on first use: most Agents never ask for an approval, and an idle one should hold nothing.
   /** Calls waiting now, by id: how to answer each. */
-  private readonly waiting = new Map<string, (decision: ToolApprovalDecision) => void>();
+  private waiting: Map<string, (decision: ToolApprovalDecision) => void> | undefined;
   /** Answers waiting for their call to ask. */
-  private readonly kept = new Map<string, ToolApprovalDecision>();
+  private kept: Map<string, ToolApprovalDecision> | undefined;
 
   /**
    * The loop's `requestApproval`: a kept answer at once (a value, so the run stays
@@ -21,32 +22,33 @@ export class ApprovalDesk {
    * abort) withdraws the request.
    */
   readonly request = (request: ToolApprovalRequest): ToolApprovalDecision | Observable<ToolApprovalDecision> => {
-    const kept = this.kept.get(request.toolCallId);
+    const kept = this.kept?.get(request.toolCallId);
     if (kept) {
-      this.kept.delete(request.toolCallId);
+      this.kept!.delete(request.toolCallId);
       return kept;
     }
     return new Observable<ToolApprovalDecision>((subscriber) => {
       const { toolCallId } = request;
-      this.waiting.set(toolCallId, (decision) => {
-        this.waiting.delete(toolCallId);
+      const waiting = (this.waiting ??= new Map<string, (decision: ToolApprovalDecision) => void>());
+      waiting.set(toolCallId, (decision) => {
+        waiting.delete(toolCallId);
         subscriber.next(decision);
         subscriber.complete();
       });
       return () => {
-        this.waiting.delete(toolCallId);
+        waiting.delete(toolCallId);
       };
     });
   };
 
   /** Whether a call is waiting for an answer here now. */
   isWaiting(toolCallId: string): boolean {
-    return this.waiting.has(toolCallId);
+    return this.waiting?.has(toolCallId) ?? false;
   }
 
   /** Answers a waiting call; false when none with this id waits. */
   answer(toolCallId: string, decision: ToolApprovalDecision): boolean {
-    const answer = this.waiting.get(toolCallId);
+    const answer = this.waiting?.get(toolCallId);
     if (!answer) return false;
     answer(decision);
     return true;
@@ -54,11 +56,11 @@ export class ApprovalDesk {
 
   /** Keeps an answer for when its call asks (a resumed run). */
   keep(toolCallId: string, decision: ToolApprovalDecision): void {
-    this.kept.set(toolCallId, decision);
+    (this.kept ??= new Map<string, ToolApprovalDecision>()).set(toolCallId, decision);
   }
 
   /** Forgets kept answers (a new transcript, or a session closed). */
   forget(): void {
-    this.kept.clear();
+    this.kept = undefined;
   }
 }

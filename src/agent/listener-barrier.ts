@@ -22,16 +22,17 @@ export type BarrierOutcome = Failure | undefined;
  * it: every listener sees every event, and the outcome is the first failure.
  */
 export class ListenerBarrier {
-  private readonly listeners = new Set<AgentListener>();
-  /** The listeners as an array, made once per change of the set, not once per event. */
+  /**
+   * The listeners in registration order, each once (adding one again changes nothing). A new
+   * array on each change, never changed in place: an event's round keeps the listeners it started with.
+   */
   private ordered: readonly AgentListener[] = [];
 
   /** Adds a listener. @return A function that removes it. */
   add(listener: AgentListener): () => void {
-    this.listeners.add(listener);
-    this.ordered = [...this.listeners];
+    if (!this.ordered.includes(listener)) this.ordered = [...this.ordered, listener];
     return () => {
-      if (this.listeners.delete(listener)) this.ordered = [...this.listeners];
+      if (this.ordered.includes(listener)) this.ordered = this.ordered.filter((l) => l !== listener);
     };
   }
 

@@ -38,8 +38,12 @@ export class WaitGate<T> {
     private readonly deliver: (value: T) => void,
   ) {}
 
-  /** A value: delivered now, or queued behind the one being waited for. */
+  /**
+   * A value: delivered now, or queued behind the one being waited for; dropped once
+   * `subscriber` is closed (errored, completed or unsubscribed): its `wait` is not called then.
+   */
   push(value: T): void {
+    if (this.subscriber.closed) return;
     if (this.waiting || this.queued.length > 0) this.queued.push(value);
     else this.pass(value);
   }

@@ -305,3 +305,23 @@ describe("A7: prompt$()", () => {
     expect(agent.state.isStreaming).toBe(false);
   });
 });
+
+describe("A7: the streams of an Agent", () => {
+  it("A7: events$, state$ and usage$ are the same Observable on every read (an async pipe keeps its subscription)", () => {
+    const agent = agentWith({});
+    expect(agent.events$).toBe(agent.events$);
+    expect(agent.state$).toBe(agent.state$);
+    expect(agent.usage$).toBe(agent.usage$);
+  });
+
+  it("A7: a state$ subscriber that comes after the Agent ran for a while still gets each change", async () => {
+    const agent = agentWith({ streamFn: fauxProvider([{ content: "one" }, { content: "two" }]) });
+    await agent.prompt("first");
+    const seen: number[] = [];
+    const subscription = agent.state$.subscribe((snapshot) => seen.push(snapshot.messages.length));
+    await agent.prompt("second");
+    subscription.unsubscribe();
+    expect(seen[0]).toBe(agent.state.messages.length - 2);
+    expect(seen.at(-1)).toBe(agent.state.messages.length);
+  });
+});

@@ -90,3 +90,27 @@ describe("WaitGate", () => {
     });
   });
 });
+
+describe("WaitGate once its subscriber is closed", () => {
+  it("A6: after a wait errored, later values are dropped: their wait is not called (no listener sees what the run never emits)", () => {
+    const waited: string[] = [];
+    const delivered: string[] = [];
+    let failure: unknown;
+    new Observable<string>((subscriber) => {
+      const gate = new WaitGate<string>(
+        (value) => {
+          waited.push(value);
+          return value === "a" ? throwError(() => new Error("listener failed")) : undefined;
+        },
+        subscriber,
+        (value) => delivered.push(value),
+      );
+      gate.push("a");
+      gate.push("b");
+      gate.end();
+    }).subscribe({ error: (error) => (failure = error) });
+    expect(waited).toEqual(["a"]);
+    expect(delivered).toEqual(["a"]);
+    expect((failure as Error).message).toBe("listener failed");
+  });
+});

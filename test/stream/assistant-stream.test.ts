@@ -307,4 +307,19 @@ describe("L11: a response that waits on its events itself", () => {
     expect(seen).toEqual(["message_start"]);
     expect((failure as Error).message).toBe("listener failed");
   });
+
+  it("A6: a provider that fails at once, with a wait that errors on message_start: message_end is never waited on", () => {
+    const waited: string[] = [];
+    const streamFn: StreamFn = () => {
+      throw new Error("boom");
+    };
+    const wait = (event: AgentEvent) => {
+      waited.push(event.type);
+      return event.type === "message_start" ? throwError(() => new Error("listener failed")) : undefined;
+    };
+    let failure: unknown;
+    streamAssistantResponse({ model, messages: [], options: { signal: new AbortController().signal }, streamFn, now: () => 7, wait }).subscribe({ error: (error) => (failure = error) });
+    expect(waited).toEqual(["message_start"]);
+    expect((failure as Error).message).toBe("listener failed");
+  });
 });
