@@ -19,7 +19,8 @@ const config = JSON.parse(process.argv[2]);
 const dist = path.dirname(RXAGENT_ENTRY);
 const load = (file) => import(pathToFileURL(path.join(dist, file)).href);
 const rx = await load("index.js");
-const { InMemorySessionStore } = await load("session/index.js");
+// `agentSession()` builds the Agent's session value; a build from before it took a plain object.
+const { InMemorySessionStore, agentSession } = await load("session/index.js");
 const rootRequire = createRequire(path.join(dist, "..", "package.json"));
 await prepareForm("observable");
 const tool = instantTool();
@@ -50,7 +51,7 @@ async function storeFor(kind, n) {
 
 function agentFor(store, id, turns) {
   const options = { initialState: { model: MODEL, tools: [tool], systemPrompt: "You are a benchmark." }, streamFn: scriptedStreamFn(longRunScript(turns), "observable") };
-  if (store) options.session = { store, id, owner: "bench" };
+  if (store) options.session = agentSession ? agentSession({ store, id, owner: "bench" }) : { store, id, owner: "bench" };
   return new rx.Agent(options);
 }
 

@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { concat, defer, distinctUntilChanged, EMPTY, map, Observable, Subject, type SchedulerLike, type Subscription } from "rxjs";
+import { concat, defer, distinctUntilChanged, EMPTY, map, Observable, type SchedulerLike, type Subscription } from "rxjs";
+import { Broadcast } from "../rx/broadcast.js";
 import type { Usage } from "../model/messages.js";
 import type { RunLimits } from "../loop/run-limits.js";
 import { checkRunOptions } from "../loop/agent-loop.js";
@@ -124,15 +125,14 @@ export class Agent {
   private readonly store: AgentStateStore;
   private readonly listeners = new ListenerBarrier();
   private readonly queues: AgentQueues;
-  private readonly changes = new Subject<void>();
-  private readonly allEvents = new Subject<AgentEvent>();
+  private readonly changes = new Broadcast<void>();
+  private readonly allEvents = new Broadcast<AgentEvent>();
   private readonly runner: AgentRunner;
   private readonly session: AgentSession | undefined;
   private host: SessionHost | undefined;
 
-  // The three streams are made on first read (the same Observable on every read after): an
-  // Agent that nobody observes holds none of them.
-  private eventStream: Observable<AgentEvent> | undefined;
+  // `state$` and `usage$` are made on first read (the same Observable on every read after): an
+  // Agent that nobody observes holds neither.
   private stateStream: Observable<AgentStateSnapshot> | undefined;
   private usageStream: Observable<Usage> | undefined;
 
@@ -141,7 +141,7 @@ export class Agent {
    * from `agent_start`.
    */
   get events$(): Observable<AgentEvent> {
-    return (this.eventStream ??= this.allEvents.asObservable());
+    return this.allEvents.observable;
   }
 
   /**
@@ -152,7 +152,7 @@ export class Agent {
     return (this.stateStream ??= defer(() =>
       concat(
         [this.store.snapshot()],
-        new Observable<AgentStateSnapshot>((subscriber) => this.changes.subscribe(() => subscriber.next(this.store.snapshot()))),
+        new Observable<AgentStateSnapshot>((subscriber) => this.changes.observable.subscribe(() => subscriber.next(this.store.snapshot()))),
       ),
     ));
   }
@@ -170,14 +170,7 @@ export class Agent {
   }
 
   constructor(options: AgentOptions = {}) {
-    // `state$` unobserved is the common case: a Subject's `next` allocates even then, once per event.
-    this.store = new AgentStateStore(
-      options.initialState,
-      () => {
-        if (this.changes.observed) this.changes.next();
-      },
-      () => this.now(),
-    );
+    this.store = new AgentStateStore(options.initialState, () => this.changes.next(), () => this.now());
     for (const hook of LOOP_HOOKS) (this as LoopHooks as Record<string, unknown>)[hook] = options[hook];
     this.streamFn = options.streamFn;
     this.toolExecution = options.toolExecution ?? "parallel";
@@ -510,7 +503,7 @@ export class Agent {
     const control = this.control();
     if (control) {
       config.runControl = control;
-      config.requestApproval = this.desk.request;
+      config.requestApproval = (request) => this.desk.request(request);
     }
     config.hasQueuedMessages = () => this.queues.hasMessages();
     const journal = this.runner.recorder;

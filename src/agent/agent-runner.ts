@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { concatMap, isObservable, map, Observable, of, type Subject } from "rxjs";
+import { concatMap, isObservable, map, Observable, of } from "rxjs";
+import type { Broadcast } from "../rx/broadcast.js";
 import { launchAgentLoop } from "../loop/agent-loop.js";
 import type { AgentLoopConfig } from "../loop/loop-config.js";
 import { describeError } from "../model/describe-error.js";
@@ -40,7 +41,7 @@ export class AgentRunner {
   constructor(
     private readonly store: AgentStateStore,
     private readonly listeners: ListenerBarrier,
-    private readonly events: Subject<AgentEvent>,
+    private readonly events: Broadcast<AgentEvent>,
   ) {}
 
   /**
@@ -109,18 +110,14 @@ export class AgentRunner {
   /** The state, then `events$`, then the listeners. */
   private tell(event: AgentEvent, run: ActiveRun): void | Observable<unknown> {
     this.store.reduce(event);
-    // Nobody on `events$` is the common case: a Subject's `next` allocates even then.
-    if (this.events.observed) this.events.next(event);
+    this.events.next(event);
     const outcome = this.listeners.notify(event, run.signal);
-    const settle = event.type === "agent_end" ? this.recordEndFailure : throwFailure;
+    const settle = event.type === "agent_end" ? endFailureRecorder(this.store) : throwFailure;
     if (!isObservable(outcome)) return settle(outcome);
     return outcome.pipe(map(settle));
   }
 
-  // A field, not an arrow inside `tell`: a closure there would allocate its context on every event.
-  private readonly recordEndFailure = (failed: Failure | undefined): void => {
-    if (failed) this.store.errorMessage = `A listener failed on agent_end: ${describeError(failed.error)}`;
-  };
+
 
   /** The run is journaled as ended (SPEC S6), then over. A journal that cannot be written is the run's error. */
   private finish(run: ActiveRun): void {
@@ -146,6 +143,13 @@ export class AgentRunner {
 
   /** Told when a run is over, before its promise settles (the Agent drops answers no call took). */
   onSettled: (() => void) | undefined;
+}
+
+// Made outside `tell`: a closure there would allocate its context on every event, not once a run.
+function endFailureRecorder(store: AgentStateStore): (failed: Failure | undefined) => void {
+  return (failed) => {
+    if (failed) store.errorMessage = `A listener failed on agent_end: ${describeError(failed.error)}`;
+  };
 }
 
 function throwFailure(failed: Failure | undefined): void {

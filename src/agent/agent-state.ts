@@ -114,7 +114,8 @@ export class AgentStateStore implements AgentState {
   private cached: AgentStateSnapshot | undefined;
   private cachedVersion = -1;
   pendingApprovals: readonly ToolApprovalRequest[] = NO_APPROVALS;
-  private _usage: Usage = emptyUsage();
+  /** Made when the first assistant message adds to it: an idle Agent has none. */
+  private _usage: Usage | undefined;
   private usageView: Usage | undefined;
   limit: LimitReached | undefined;
   cancellation: readonly CallCancellation[] | undefined;
@@ -232,7 +233,7 @@ export class AgentStateStore implements AgentState {
 
   /** The usage totals, as a frozen copy made when they changed and are read. */
   get usage(): Usage {
-    return (this.usageView ??= deepFreeze(copyUsage(this._usage)));
+    return (this.usageView ??= deepFreeze(this._usage ? copyUsage(this._usage) : emptyUsage()));
   }
 
   /** Installs the usage totals a loaded session had. */
@@ -282,7 +283,7 @@ export class AgentStateStore implements AgentState {
       case "message_end":
         this._messages.push(event.message);
         if ((event.message as { role?: string }).role === "assistant") {
-          addUsage(this._usage, (event.message as AssistantMessage).usage);
+          addUsage((this._usage ??= emptyUsage()), (event.message as AssistantMessage).usage);
           this.usageView = undefined;
         }
         break;

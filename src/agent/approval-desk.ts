@@ -21,7 +21,7 @@ export class ApprovalDesk {
    * synchronous), else an Observable that emits the answer when it is given. Unsubscribing (an
    * abort) withdraws the request.
    */
-  readonly request = (request: ToolApprovalRequest): ToolApprovalDecision | Observable<ToolApprovalDecision> => {
+  request(request: ToolApprovalRequest): ToolApprovalDecision | Observable<ToolApprovalDecision> {
     const kept = this.kept?.get(request.toolCallId);
     if (kept) {
       this.kept!.delete(request.toolCallId);
@@ -39,7 +39,8 @@ export class ApprovalDesk {
         waiting.delete(toolCallId);
       };
     });
-  };
+  }
+
 
   /** Whether a call is waiting for an answer here now. */
   isWaiting(toolCallId: string): boolean {

@@ -17,6 +17,8 @@ export type AgentListener = (event: AgentEvent, signal: AbortSignal) => void | P
 /** What calling the listeners came to: the first failure, or `undefined` when none failed. */
 export type BarrierOutcome = Failure | undefined;
 
+const NO_LISTENERS: readonly AgentListener[] = Object.freeze([]);
+
 /**
  * The registered listeners. A failing listener does not keep the event from the listeners after
  * it: every listener sees every event, and the outcome is the first failure.
@@ -26,7 +28,7 @@ export class ListenerBarrier {
    * The listeners in registration order, each once (adding one again changes nothing). A new
    * array on each change, never changed in place: an event's round keeps the listeners it started with.
    */
-  private ordered: readonly AgentListener[] = [];
+  private ordered: readonly AgentListener[] = NO_LISTENERS;
 
   /** Adds a listener. @return A function that removes it. */
   add(listener: AgentListener): () => void {
@@ -62,7 +64,9 @@ function notifyFrom(
     // Called here, not in a closure for `maybeAsync`: this is once per listener per event.
     let settled: unknown;
     try {
-      settled = listeners[i]!(event, signal);
+      // Called as a plain function (`this` undefined), not as a method of the list.
+      const listener = listeners[i]!;
+      settled = listener(event, signal);
       // Nothing returned, the common case: nothing to settle.
       if (settled === undefined) continue;
       settled = settle<unknown>(settled, asFailure);

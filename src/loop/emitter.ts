@@ -95,13 +95,7 @@ class Emission<T> {
       const event = events[i]!;
       const held = wait?.(event);
       subscriber.next(event);
-      if (held) {
-        if (subscriber.closed) return;
-        const settled = new LinkedObserver<unknown>({ error: (error) => subscriber.error(error), complete: () => this.from(i + 1) });
-        subscriber.add(settled);
-        held.subscribe(settled);
-        return;
-      }
+      if (held && !this.waitFor(held, i + 1)) return;
     }
     if (subscriber.closed) return;
     const next = this.next;
@@ -114,5 +108,28 @@ class Emission<T> {
     }
     // `subscriber` itself as the observer: linked from the start, no subscription in between.
     rest.subscribe(subscriber);
+  }
+
+  /**
+   * Waits for `held`. True when it completed while being subscribed: the caller goes on, once
+   * `held`'s own teardown ran (as `concat` would). Else the emission goes on from `next` when it
+   * completes, after tearing it down.
+   */
+  private waitFor(held: Observable<unknown>, next: number): boolean {
+    const subscriber = this.subscriber;
+    if (subscriber.closed) return false;
+    let subscribing = true;
+    const settled: LinkedObserver<unknown> = new LinkedObserver<unknown>({
+      error: (error) => subscriber.error(error),
+      complete: () => {
+        if (subscribing) return;
+        settled.unsubscribe();
+        this.from(next);
+      },
+    });
+    subscriber.add(settled);
+    held.subscribe(settled);
+    subscribing = false;
+    return settled.closed && !subscriber.closed;
   }
 }

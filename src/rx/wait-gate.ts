@@ -1,6 +1,6 @@
 /**
  * `WaitGate`: values delivered one at a time, each after what the previous one's `wait`
- * returned completed; the core of `waitAfterEach`, for a producer that is not an Observable.
+ * returned completed, for a producer that is not an Observable (the provider boundary).
  *
  * @module
  */
@@ -29,6 +29,8 @@ import { LinkedObserver } from "./linked-observer.js";
 export class WaitGate<T> {
   private readonly queued: T[] = [];
   private waiting: Subscription | undefined;
+  /** A value is being delivered: what is pushed meanwhile waits behind it and its wait. */
+  private delivering = false;
   private draining = false;
   private ended = false;
 
@@ -44,14 +46,17 @@ export class WaitGate<T> {
    */
   push(value: T): void {
     if (this.subscriber.closed) return;
-    if (this.waiting || this.queued.length > 0) this.queued.push(value);
-    else this.pass(value);
+    if (this.waiting || this.delivering || this.queued.length > 0) this.queued.push(value);
+    else {
+      this.pass(value);
+      this.drain();
+    }
   }
 
   /** No more values: `subscriber` completes after the last one's wait. */
   end(): void {
     this.ended = true;
-    if (!this.waiting && this.queued.length === 0) this.subscriber.complete();
+    if (!this.waiting && !this.delivering && this.queued.length === 0) this.subscriber.complete();
   }
 
   private pass(value: T): void {
@@ -63,18 +68,28 @@ export class WaitGate<T> {
       subscriber.error(error);
       return;
     }
-    this.deliver(value);
+    this.delivering = true;
+    try {
+      this.deliver(value);
+    } finally {
+      this.delivering = false;
+    }
     if (!held || subscriber.closed) return;
-    const settled = new LinkedObserver<unknown>({
+    // A wait that completes while being subscribed lets the caller drain, once its own teardown
+    // ran; one that completes later is torn down, then the queue drains.
+    let subscribing = true;
+    const settled: LinkedObserver<unknown> = new LinkedObserver<unknown>({
       error: (error) => subscriber.error(error),
       complete: () => {
+        settled.unsubscribe();
         this.waiting = undefined;
-        this.drain();
+        if (!subscribing) this.drain();
       },
     });
     this.waiting = settled;
     subscriber.add(settled);
     held.subscribe(settled);
+    subscribing = false;
     if (settled.closed && this.waiting === settled) this.waiting = undefined;
   }
 

@@ -43,7 +43,8 @@ function isAssistantMessage(value: unknown): value is AssistantMessage {
 /**
  * Calls the provider and turns its events into the assistant message's lifecycle events. The
  * last event is always `message_end` with the final message. The provider is unsubscribed on
- * the final event, on abort, and when the result is unsubscribed. Never errors.
+ * the final event, on abort, and when the result is unsubscribed. Never errors, unless the
+ * request's `wait` does (a listener's failure: the run's failure recovery takes over).
  *
  * ```text
  * provider:  -s-t-t-d|

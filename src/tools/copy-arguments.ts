@@ -16,33 +16,49 @@ function isPlainObject(value: object): boolean {
   return prototype === Object.prototype || prototype === null;
 }
 
-function copyPlain(value: unknown, depth: number): unknown {
+function copyPlain(value: unknown, depth: number, seen: Set<object>): unknown {
   if (value === null || typeof value !== "object") {
     // Functions and symbols cannot be cloned: `structuredClone` says so with its own error.
     if (typeof value === "function" || typeof value === "symbol") throw NOT_PLAIN;
     return value;
   }
-  if (depth > MAX_DEPTH) throw NOT_PLAIN;
+  // A value met twice (shared, or a cycle) is one object in `structuredClone`'s copy, too deep a
+  // value may be cyclic: both are left to it.
+  if (depth > MAX_DEPTH || seen.has(value)) throw NOT_PLAIN;
+  seen.add(value);
   if (Array.isArray(value)) {
     if (Object.getPrototypeOf(value) !== Array.prototype) throw NOT_PLAIN;
     const copy = new Array<unknown>(value.length);
+    let indices = 0;
     for (let i = 0; i < value.length; i++) {
       if (!(i in value)) throw NOT_PLAIN;
-      copy[i] = copyPlain(value[i], depth + 1);
+      copy[i] = copyPlain(value[i], depth + 1, seen);
+      indices++;
     }
+    // Properties beside the indices (`structuredClone` keeps them): not JSON-shaped.
+    if (Object.keys(value).length !== indices) throw NOT_PLAIN;
     return copy;
   }
   if (!isPlainObject(value)) throw NOT_PLAIN;
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = copyPlain((value as Record<string, unknown>)[key], depth + 1);
+  for (const key of Object.keys(value)) {
+    const item = copyPlain((value as Record<string, unknown>)[key], depth + 1, seen);
+    // A "__proto__" key (JSON.parse makes it an own property) must stay one: assigning it would
+    // set the copy's prototype to what the model sent.
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, writable: true, enumerable: true, configurable: true });
+    else copy[key] = item;
+  }
   return copy;
 }
 
 /**
- * A deep copy of `value`, equal to what `structuredClone(value)` gives. JSON-shaped values (plain
- * objects, arrays, primitives: all a provider parses) are copied directly, several times faster
- * than `structuredClone`, which serializes; anything else (a `Date`, a `Map`, a cycle, a
- * function) goes to `structuredClone` as a whole, with its errors.
+ * A deep copy of `value`, equal to what `structuredClone(value)` gives. JSON-shaped values (a
+ * tree of plain objects, arrays and primitives: all a provider parses) are copied directly,
+ * several times faster than `structuredClone`, which serializes; anything else (a `Date`, a
+ * `Map`, an object met twice, a cycle, a function) goes to `structuredClone` as a whole, with its
+ * errors. Two differences, for values only a `prepareArguments` hook can make: a `Proxy` of a
+ * plain object is copied as one (`structuredClone` refuses it), and a getter read before the
+ * copy turned to `structuredClone` is read again by it.
  *
  * @example
  * ```ts
@@ -52,7 +68,7 @@ function copyPlain(value: unknown, depth: number): unknown {
  */
 export function copyArguments<T>(value: T): T {
   try {
-    return copyPlain(value, 0) as T;
+    return copyPlain(value, 0, new Set()) as T;
   } catch (error) {
     if (error !== NOT_PLAIN) throw error;
     return structuredClone(value);

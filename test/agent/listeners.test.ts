@@ -230,3 +230,31 @@ describe("A5: listeners are awaited in order, and the loop waits for them", () =
     expect(roles(agent.state.messages)).toEqual(["user", "assistant", "user", "assistant"]);
   });
 });
+
+describe("A5: an abort from the run's own subscriber while a listener is pending", () => {
+  it("A5: no listener sees the next event before the one before it settled, though the abort ends the response at once", async () => {
+    const agent = agentWith({ streamFn: fauxProvider([{ content: "Hello there, how are you?" }], { chunkSize: 4 }) });
+    const log: string[] = [];
+    let pending = 0;
+    agent.subscribe(async (event) => {
+      if (pending > 0) log.push(`overlap ${event.type}`);
+      log.push(event.type);
+      if (event.type === "message_start" && (event.message as { role: string }).role === "assistant") {
+        pending++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        pending--;
+      }
+    });
+    await new Promise<void>((resolve) => {
+      agent.prompt$("hi").subscribe({
+        next: (event) => {
+          if (event.type === "message_start" && (event.message as { role: string }).role === "assistant") agent.abort();
+        },
+        complete: () => resolve(),
+      });
+    });
+    expect(log.filter((line) => line.startsWith("overlap"))).toEqual([]);
+    expect(log.slice(-3)).toEqual(["message_end", "turn_end", "agent_end"]);
+    expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+  });
+});

@@ -2,9 +2,12 @@
  * The loop's way out for events (SPEC L11, A5): each event through `emit`, what it returns
  * waited for before the next event and before what follows.
  */
-import { of } from "rxjs";
+import { finalize, of } from "rxjs";
 import { describe, expect, it } from "vitest";
+import { runAgentLoop } from "../../src/loop/agent-loop.js";
 import { Emitter } from "../../src/loop/emitter.js";
+import { fauxProvider } from "../../src/testing/index.js";
+import { model, user } from "../helpers/fixtures.js";
 import type { AgentEvent } from "../../src/model/types.js";
 import { newScheduler } from "../helpers/marbles.js";
 
@@ -72,5 +75,18 @@ describe("Emitter", () => {
       expectSubscriptions(held.subscriptions).toBe("^-!");
     });
     expect(called).toBe(false);
+  });
+});
+
+describe("Emitter teardown (SPEC L10, L11)", () => {
+  it("L11: what an emit returned is torn down before the next event is emitted, through a whole run", () => {
+    const log: string[] = [];
+    const emit = (event: AgentEvent) => {
+      log.push(`emit ${event.type}`);
+      return of(undefined).pipe(finalize(() => log.push(`finalize ${event.type}`)));
+    };
+    runAgentLoop({ prompts: [user("go")], context: { messages: [] }, config: { model }, streamFn: fauxProvider([{ content: "hi" }]), emit }).subscribe();
+    expect(log.length).toBeGreaterThan(10);
+    for (let i = 0; i < log.length; i += 2) expect([log[i], log[i + 1]]).toEqual([log[i]!, log[i]!.replace("emit", "finalize")]);
   });
 });

@@ -3,7 +3,7 @@
  * right after `wait` is called, and the next one waits for what `wait` returned. Driven here by
  * a source Observable, as a producer pushes into it.
  */
-import { type MonoTypeOperatorFunction, NEVER, Observable, of, Subject, throwError } from "rxjs";
+import { finalize, type MonoTypeOperatorFunction, NEVER, Observable, of, Subject, throwError } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { WaitGate } from "../../src/rx/wait-gate.js";
 import { newScheduler } from "../helpers/marbles.js";
@@ -112,5 +112,49 @@ describe("WaitGate once its subscriber is closed", () => {
     expect(waited).toEqual(["a"]);
     expect(delivered).toEqual(["a"]);
     expect((failure as Error).message).toBe("listener failed");
+  });
+});
+
+describe("WaitGate order and re-entry", () => {
+  it("L11: a wait that completes at once is torn down before the next value goes out", () => {
+    const log: string[] = [];
+    new Observable<string>((subscriber) => {
+      const gate: WaitGate<string> = new WaitGate<string>(
+        (value) => {
+          log.push(`wait ${value}`);
+          return of(undefined).pipe(finalize(() => log.push(`finalize ${value}`)));
+        },
+        subscriber,
+        (value) => {
+          log.push(`deliver ${value}`);
+          // Pushed while "a" is being delivered: it goes out after "a"'s wait, and its teardown.
+          if (value === "a") gate.push("b");
+        },
+      );
+      gate.push("a");
+      gate.end();
+    }).subscribe({ complete: () => log.push("complete") });
+    expect(log).toEqual(["wait a", "deliver a", "finalize a", "wait b", "deliver b", "finalize b", "complete"]);
+  });
+
+  it("A5: a value pushed from inside deliver waits behind the value being delivered and its wait", () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const source = new Observable<string>((subscriber) => {
+        const gate: WaitGate<string> = new WaitGate<string>(
+          (value) => (value === "a" ? cold("--|") : undefined),
+          subscriber,
+          (value) => {
+            subscriber.next(value);
+            // The consumer reacts to "a" by making the producer push "b" and end (an abort).
+            if (value === "a") {
+              gate.push("b");
+              gate.end();
+            }
+          },
+        );
+        gate.push("a");
+      });
+      expectObservable(source).toBe("a-(b|)");
+    });
   });
 });

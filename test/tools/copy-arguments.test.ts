@@ -46,6 +46,15 @@ describe("T2: the arguments validation may change are a copy", () => {
     expect(Object.getPrototypeOf(copy.bare)).toBe(Object.prototype);
   });
 
+  it("T2: a \"__proto__\" key the model sent stays an own property; the copy's prototype is untouched", () => {
+    const sent = JSON.parse('{"__proto__": {"polluted": true}, "b": 2}') as Record<string, unknown>;
+    const copy = copyArguments(sent);
+    expect(Object.keys(copy)).toEqual(["__proto__", "b"]);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect((copy as { polluted?: boolean }).polluted).toBeUndefined();
+    expect(copy).toStrictEqual(structuredClone(sent));
+  });
+
   it("T2: what is not JSON-shaped (a Date, a Map, a sparse array, a cycle) is copied by structuredClone", () => {
     const cyclic: Record<string, unknown> = { name: "loop" };
     cyclic.self = cyclic;
@@ -76,5 +85,22 @@ describe("T2: the arguments validation may change are a copy", () => {
     let deep: Record<string, unknown> = { leaf: true };
     for (let i = 0; i < 200; i++) deep = { next: deep };
     expect(copyArguments(deep)).toStrictEqual(structuredClone(deep));
+  });
+});
+
+describe("T2: arguments a prepareArguments hook shapes", () => {
+  it("T2: an object met twice stays one object, as structuredClone keeps it", () => {
+    const shared = { unit: "C" };
+    const copy = copyArguments({ a: shared, b: shared, list: [shared] });
+    expect(copy.a).toBe(copy.b);
+    expect(copy.list[0]).toBe(copy.a);
+    expect(copy.a).not.toBe(shared);
+  });
+
+  it("T2: an array with properties beside its items keeps them, as structuredClone does", () => {
+    const tagged = Object.assign(["x"], { label: "tags" });
+    const copy = copyArguments({ tagged });
+    expect(copy.tagged).toStrictEqual(structuredClone({ tagged }).tagged);
+    expect((copy.tagged as unknown as { label: string }).label).toBe("tags");
   });
 });
