@@ -5,7 +5,7 @@
  * @module
  */
 import { isObservable, Observable, of, type Subscriber } from "rxjs";
-import { LinkedObserver } from "../rx/linked-observer.js";
+import { WaitGate } from "../rx/wait-gate.js";
 import type { AgentEvent } from "../model/types.js";
 import { failedWith, type OnFailure, settle } from "../rx/maybe-async.js";
 import type { AgentEmit } from "./loop-config.js";
@@ -73,63 +73,26 @@ export class Emitter {
 
   /** Several events in order, then what `next()` returns (see {@link Emitter.oneThen}); just the events without `next`. */
   allThen<T>(events: readonly AgentEvent[], next: (() => Observable<T>) | undefined): Observable<AgentEvent | T> {
-    const wait = this.wait;
-    return new Observable<AgentEvent | T>((subscriber) => new Emission(events, wait, next, subscriber).from(0));
+    const wait = this.wait ?? nothingToWaitFor;
+    return new Observable<AgentEvent | T>((subscriber) => {
+      const gate = new WaitGate<AgentEvent>(wait, subscriber, (event) => subscriber.next(event), next ? () => goOnWith(next, subscriber) : undefined);
+      for (const event of events) gate.push(event);
+      gate.end();
+    });
   }
 }
 
-/** One subscription of {@link Emitter.allThen}: the events, each waited for, then `next()`. */
-class Emission<T> {
-  constructor(
-    private readonly events: readonly AgentEvent[],
-    private readonly wait: ((event: AgentEvent) => Observable<unknown> | undefined) | undefined,
-    private readonly next: (() => Observable<T>) | undefined,
-    private readonly subscriber: Subscriber<AgentEvent | T>,
-  ) {}
+function nothingToWaitFor(): undefined {
+  return undefined;
+}
 
-  /** Emits from `index` on; returns when an emit must be waited for (it goes on from there). */
-  from(index: number): void {
-    const { events, wait, subscriber } = this;
-    for (let i = index; i < events.length; i++) {
-      if (subscriber.closed) return;
-      const event = events[i]!;
-      const held = wait?.(event);
-      subscriber.next(event);
-      if (held && !this.waitFor(held, i + 1)) return;
-    }
-    if (subscriber.closed) return;
-    const next = this.next;
-    if (!next) return subscriber.complete();
-    let rest: Observable<T>;
-    try {
-      rest = next();
-    } catch (error) {
-      return subscriber.error(error);
-    }
-    // `subscriber` itself as the observer: linked from the start, no subscription in between.
-    rest.subscribe(subscriber);
+/** What `next()` returns, subscribed with `subscriber` itself (linked from the start, no subscription in between). */
+function goOnWith<T>(next: () => Observable<T>, subscriber: Subscriber<unknown>): void {
+  let rest: Observable<T>;
+  try {
+    rest = next();
+  } catch (error) {
+    return subscriber.error(error);
   }
-
-  /**
-   * Waits for `held`. True when it completed while being subscribed: the caller goes on, once
-   * `held`'s own teardown ran (as `concat` would). Else the emission goes on from `next` when it
-   * completes, after tearing it down.
-   */
-  private waitFor(held: Observable<unknown>, next: number): boolean {
-    const subscriber = this.subscriber;
-    if (subscriber.closed) return false;
-    let subscribing = true;
-    const settled: LinkedObserver<unknown> = new LinkedObserver<unknown>({
-      error: (error) => subscriber.error(error),
-      complete: () => {
-        if (subscribing) return;
-        settled.unsubscribe();
-        this.from(next);
-      },
-    });
-    subscriber.add(settled);
-    held.subscribe(settled);
-    subscribing = false;
-    return settled.closed && !subscriber.closed;
-  }
+  rest.subscribe(subscriber);
 }

@@ -38,6 +38,8 @@ export class WaitGate<T> {
     private readonly wait: (value: T) => Observable<unknown> | undefined,
     private readonly subscriber: Subscriber<unknown>,
     private readonly deliver: (value: T) => void,
+    /** What happens once the last value was delivered and waited for after `end()`: `subscriber` completes unless told otherwise. */
+    private readonly finish: () => void = () => subscriber.complete(),
   ) {}
 
   /**
@@ -53,10 +55,10 @@ export class WaitGate<T> {
     }
   }
 
-  /** No more values: `subscriber` completes after the last one's wait. */
+  /** No more values: `finish` (by default `subscriber` completes) after the last one's wait. */
   end(): void {
     this.ended = true;
-    if (!this.waiting && !this.delivering && this.queued.length === 0) this.subscriber.complete();
+    if (!this.waiting && !this.delivering && this.queued.length === 0 && !this.subscriber.closed) this.finish();
   }
 
   private pass(value: T): void {
@@ -99,6 +101,6 @@ export class WaitGate<T> {
     const { queued, subscriber } = this;
     while (!this.waiting && queued.length > 0 && !subscriber.closed) this.pass(queued.shift()!);
     this.draining = false;
-    if (!this.waiting && queued.length === 0 && this.ended) subscriber.complete();
+    if (!this.waiting && queued.length === 0 && this.ended && !subscriber.closed) this.finish();
   }
 }

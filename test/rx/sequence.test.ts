@@ -102,11 +102,7 @@ describe("concatEach", () => {
     newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const a = cold(" -1-|     ");
       const b = cold("    --2|  ");
-      const made: string[] = [];
-      const project = (name: string) => {
-        made.push(name);
-        return name === "a" ? a : b;
-      };
+      const project = (name: string) => (name === "a" ? a : b);
       expectObservable(concatEach(["a", "b"], project)).toBe("-1---2|");
       expectObservable(from(["a", "b"]).pipe(concatMap(project))).toBe("-1---2|");
       expectSubscriptions(a.subscriptions).toBe(["^--!", "^--!"]);
