@@ -20,6 +20,23 @@ const url = process.env.DATABASE_URL ?? server!.url;
 const schema = "rxagent_example";
 const machineA = new pg.Pool({ connectionString: url, max: 2 });
 const machineB = new pg.Pool({ connectionString: url, max: 2 });
+// An idle connection the server drops (a restart, a network cut) is reported on its pool; without a
+// listener, Node ends the process with it.
+for (const pool of [machineA, machineB]) pool.on("error", (error) => console.error(`pool: ${error.message}`));
+
+/**
+ * Ends a pool and waits until its connections are closed: pg's `pool.end()` resolves when it has
+ * asked them to close, and a server stopped just then ends them from its side.
+ */
+async function closePool(pool: pg.Pool): Promise<void> {
+  let open = pool.totalCount;
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) resolve();
+    pool.on("remove", () => --open === 0 && resolve());
+  });
+  await pool.end();
+  await closed;
+}
 
 const model = { id: "scripted", api: "faux", provider: "faux" };
 const weather = {
@@ -64,7 +81,7 @@ try {
   const sessions = await new PostgresSessionStore({ pool: machineB, schema }).list();
   console.log(`sessions: ${sessions.map((s) => `${s.id} (${s.seq} entries)`).join(", ")}`);
 } finally {
-  await machineA.end();
-  await machineB.end();
+  await closePool(machineA);
+  await closePool(machineB);
   await server?.stop();
 }
