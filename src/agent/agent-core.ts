@@ -8,13 +8,11 @@
  * @module
  */
 import { concat, defer, distinctUntilChanged, EMPTY, map, Observable, type SchedulerLike, type Subscription } from "rxjs";
-import { Broadcast } from "../rx/broadcast.js";
 import type { Usage } from "../model/messages.js";
 import type { RunLimits } from "../loop/run-limits.js";
 import { checkRunOptions } from "../loop/agent-loop.js";
 import type { RunControl } from "../loop/run-control-port.js";
 import type { ToolApprovalDecision } from "../tools/tool-types.js";
-import { ApprovalDesk } from "./approval-desk.js";
 import { assertCanContinue } from "../loop/agent-loop.js";
 import { type AgentLoopConfig, isLoopKey, LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
 import type { ImageContent, StreamFn, ThinkingBudgets } from "../model/messages.js";
@@ -30,7 +28,7 @@ import { AgentQueues } from "./agent-queues.js";
 import { type AgentListener, ListenerBarrier } from "./listener-barrier.js";
 import { type PromptInput, promptMessages, toMessage } from "./prompt-input.js";
 import { andThenValue, maybeAsync } from "../rx/maybe-async.js";
-import type { AgentSession, ParkedRun, SessionHost, SessionJournal } from "./session-port.js";
+import type { AgentSession, SessionHost, SessionJournal } from "./session-port.js";
 
 export type { AgentListener } from "./listener-barrier.js";
 
@@ -113,20 +111,14 @@ export class Agent {
   maxTokens: number | undefined;
   providerOptions: Record<string, unknown> | undefined;
   validator: ArgumentValidator | undefined;
-  scheduler: SchedulerLike | undefined;
   limits: RunLimits | undefined;
   runControl: RunControl | undefined;
   maxConcurrency: number | undefined;
   abortGraceMs: number | undefined;
 
-  private readonly desk = new ApprovalDesk();
-  /** A resumed run that waits for its first approval answer before it goes on (SPEC R1). */
-  private parked: ParkedRun | undefined;
   private readonly store: AgentStateStore;
   private readonly listeners = new ListenerBarrier();
   private readonly queues: AgentQueues;
-  private readonly changes = new Broadcast<void>();
-  private readonly allEvents = new Broadcast<AgentEvent>();
   private readonly runner: AgentRunner;
   private readonly session: AgentSession | undefined;
   private host: SessionHost | undefined;
@@ -141,7 +133,7 @@ export class Agent {
    * from `agent_start`.
    */
   get events$(): Observable<AgentEvent> {
-    return this.allEvents.observable;
+    return this.runner.events$;
   }
 
   /**
@@ -152,7 +144,7 @@ export class Agent {
     return (this.stateStream ??= defer(() =>
       concat(
         [this.store.snapshot()],
-        new Observable<AgentStateSnapshot>((subscriber) => this.changes.observable.subscribe(() => subscriber.next(this.store.snapshot()))),
+        new Observable<AgentStateSnapshot>((subscriber) => this.store.changed$.subscribe(() => subscriber.next(this.store.snapshot()))),
       ),
     ));
   }
@@ -170,7 +162,7 @@ export class Agent {
   }
 
   constructor(options: AgentOptions = {}) {
-    this.store = new AgentStateStore(options.initialState, () => this.changes.next(), () => this.now());
+    this.store = new AgentStateStore(options.initialState);
     for (const hook of LOOP_HOOKS) (this as LoopHooks as Record<string, unknown>)[hook] = options[hook];
     this.streamFn = options.streamFn;
     this.toolExecution = options.toolExecution ?? "parallel";
@@ -191,17 +183,16 @@ export class Agent {
       throw new TypeError('session must be built by agentSession() from "rxagent/session": `session: agentSession({ store, id })`.');
     }
     this.session = session;
-    this.runner = new AgentRunner(this.store, this.listeners, this.allEvents);
-    // An answer kept for a call of a run belongs to that run: a later call with the same id is asked anew.
-    this.runner.onSettled = () => this.desk.forget();
-    // A run that waits for approvals owns the transcript until one is answered.
-    this.store.guard = () => {
-      if (this.parked) throw new Error("The resumed run waits for approvals: approve() or deny() them before changing the transcript.");
-    };
-    this.queues = new AgentQueues(options.steeringMode ?? "one-at-a-time", options.followUpMode ?? "one-at-a-time", (source, error) => {
-      this.store.errorMessage = `The stream given to ${source}() failed: ${describeError(error)}`;
-      this.store.touch();
-    });
+    this.runner = new AgentRunner(this.store, this.listeners);
+    this.queues = new AgentQueues(options.steeringMode ?? "one-at-a-time", options.followUpMode ?? "one-at-a-time", this.store);
+  }
+
+  /** Clock and scheduler of the runs (a `TestScheduler` in marble tests); `Date.now` when unset. */
+  get scheduler(): SchedulerLike | undefined {
+    return this.store.scheduler;
+  }
+  set scheduler(scheduler: SchedulerLike | undefined) {
+    this.store.scheduler = scheduler;
   }
 
   /** The current state. Assigning `messages` or `tools` copies the array. */
@@ -337,25 +328,25 @@ export class Agent {
   }
 
   private answer(toolCallId: string, decision: ToolApprovalDecision): void {
-    if (this.desk.answer(toolCallId, decision)) return;
+    if (this.runner.desk.answer(toolCallId, decision)) return;
     // Announced and not waiting yet (a listener answering the request event): kept for the wait.
     if (this.runner.active && this.store.pendingApprovals.some((request) => request.toolCallId === toolCallId)) {
-      this.desk.keep(toolCallId, decision);
+      this.runner.desk.keep(toolCallId, decision);
       return;
     }
-    const parked = this.parked;
+    const parked = this.store.parked;
     if (parked && !this.runner.active && parked.approvals.some((request) => request.toolCallId === toolCallId)) {
-      this.parked = undefined;
+      this.store.parked = undefined;
       let resumed: Observable<AgentEvent>;
       try {
         resumed = this.run({ resume: { message: parked.message, settled: parked.settled } });
       } catch (error) {
         // The run cannot start (no streamFn, a bad option): the calls still wait, unanswered.
-        this.parked = parked;
+        this.store.parked = parked;
         throw error;
       }
-      this.desk.keep(toolCallId, decision);
-      for (const [id, kept] of parked.answers) this.desk.keep(id, kept);
+      this.runner.desk.keep(toolCallId, decision);
+      for (const [id, kept] of parked.answers) this.runner.desk.keep(id, kept);
       resumed.subscribe({
         error: (error: unknown) => {
           this.store.errorMessage = describeError(error);
@@ -407,7 +398,7 @@ export class Agent {
   /** Clears the transcript (keeping the replayed system baseline), the queues and the error. */
   reset(): void {
     if (this.runner.active) throw new Error("Agent is already processing. Wait for completion before resetting.");
-    this.store.guard?.();
+    this.store.assertUnparked();
     const baseline = getCurrentSystemMessage(this.store.transcript);
     this.clearAllQueues();
     this.store.reset(baseline ? [baseline] : []);
@@ -480,7 +471,7 @@ export class Agent {
   }
 
   private now(): number {
-    return this.scheduler ? this.scheduler.now() : Date.now();
+    return this.store.now();
   }
 
   private loopConfig(): AgentLoopConfig {
@@ -503,7 +494,7 @@ export class Agent {
     const control = this.control();
     if (control) {
       config.runControl = control;
-      config.requestApproval = (request) => this.desk.request(request);
+      config.requestApproval = (request) => this.runner.desk.request(request);
     }
     config.hasQueuedMessages = () => this.queues.hasMessages();
     const journal = this.runner.recorder;
@@ -597,26 +588,26 @@ export class Agent {
         this.queues.observer = journal;
         this.store.onReplaced = journal && ((messages, reset) => journal.replaced(messages, reset));
         if (journal) return;
-        this.parked = undefined;
-        this.desk.forget();
+        this.store.parked = undefined;
+        this.runner.desk.forget();
         this.store.pendingApprovals = Object.freeze([]);
       },
       continue$: () => this.continue$(),
       run: (plan) => this.run(plan),
       park: (run) => {
-        this.parked = run;
+        this.store.parked = run;
         this.store.pendingApprovals = Object.freeze(run.approvals.slice());
         this.store.touch();
       },
-      keep: (toolCallId, decision) => this.desk.keep(toolCallId, decision),
+      keep: (toolCallId, decision) => this.runner.desk.keep(toolCallId, decision),
     });
   }
 
   /** One run, owned by the Agent: a subscriber leaving only aborts it, the run still settles. */
   private run(plan: RunPlan): Observable<AgentEvent> {
-    if (this.parked) {
-      const ids = this.parked.approvals.map((request) => request.toolCallId).join(", ");
-      throw new Error(`The resumed run waits for approval of tool call${this.parked.approvals.length === 1 ? "" : "s"} ${ids}: approve() or deny() first.`);
+    if (this.store.parked) {
+      const ids = this.store.parked.approvals.map((request) => request.toolCallId).join(", ");
+      throw new Error(`The resumed run waits for approval of tool call${this.store.parked.approvals.length === 1 ? "" : "s"} ${ids}: approve() or deny() first.`);
     }
     checkRunOptions(this, this.store.tools, this.control());
     if (this.session && !this.session.isOpenFor(this.sessionHost())) throw new Error(`The Agent keeps session "${this.session.id}": call \`await agent.resume()\` before the first prompt.`);

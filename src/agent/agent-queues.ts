@@ -9,6 +9,8 @@ import type { Observable, Subscription } from "rxjs";
 import type { QueueMode } from "../loop/loop-config.js";
 import { MessageQueue } from "../loop/message-queue.js";
 import type { AgentMessage } from "../model/types.js";
+import { describeError } from "../model/describe-error.js";
+import type { AgentStateStore } from "./agent-state.js";
 
 /** Which of the two queues. */
 export type QueueName = "steering" | "followUp";
@@ -27,11 +29,11 @@ export class AgentQueues {
   readonly steering: MessageQueue;
   readonly followUp: MessageQueue;
 
-  /** @param onRoutingError Told when a stream given to `steerFrom` / `followUpFrom` errors (its routing stops). */
+  /** @param store Where a failing stream given to `steerFrom` / `followUpFrom` is reported (its routing stops). */
   constructor(
     steeringMode: QueueMode,
     followUpMode: QueueMode,
-    private readonly onRoutingError: (source: "steerFrom" | "followUpFrom", error: unknown) => void,
+    private readonly store: AgentStateStore,
   ) {
     // Plain queues, no Subject and standing subscription per queue: an idle Agent holds only its messages.
     this.steering = new MessageQueue(steeringMode);
@@ -77,12 +79,18 @@ export class AgentQueues {
 
   /** Routes `messages` into steering until the returned subscription ends. */
   steerFrom(messages: Observable<AgentMessage>): Subscription {
-    return messages.subscribe({ next: (message) => this.enqueue("steering", message), error: (error: unknown) => this.onRoutingError("steerFrom", error) });
+    return messages.subscribe({ next: (message) => this.enqueue("steering", message), error: (error: unknown) => this.failed("steerFrom", error) });
   }
 
   /** Routes `messages` into follow-up until the returned subscription ends. */
   followUpFrom(messages: Observable<AgentMessage>): Subscription {
-    return messages.subscribe({ next: (message) => this.enqueue("followUp", message), error: (error: unknown) => this.onRoutingError("followUpFrom", error) });
+    return messages.subscribe({ next: (message) => this.enqueue("followUp", message), error: (error: unknown) => this.failed("followUpFrom", error) });
+  }
+
+  /** A stream given to `steerFrom()` or `followUpFrom()` failed: the state says so. */
+  private failed(source: "steerFrom" | "followUpFrom", error: unknown): void {
+    this.store.errorMessage = `The stream given to ${source}() failed: ${describeError(error)}`;
+    this.store.touch();
   }
 
   clear(): void {

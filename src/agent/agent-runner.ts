@@ -6,7 +6,7 @@
  * @module
  */
 import { concatMap, isObservable, map, Observable, of } from "rxjs";
-import type { Broadcast } from "../rx/broadcast.js";
+import { Broadcast } from "../rx/broadcast.js";
 import { launchAgentLoop } from "../loop/agent-loop.js";
 import type { AgentLoopConfig } from "../loop/loop-config.js";
 import { describeError } from "../model/describe-error.js";
@@ -15,6 +15,7 @@ import type { AgentEvent, AgentMessage } from "../model/types.js";
 import type { Failure } from "../rx/maybe-async.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 import { ActiveRun } from "./active-run.js";
+import { ApprovalDesk } from "./approval-desk.js";
 import type { AgentStateStore } from "./agent-state.js";
 import type { ListenerBarrier } from "./listener-barrier.js";
 import type { ResumedTurn } from "../loop/run.js";
@@ -38,11 +39,27 @@ export class AgentRunner {
   /** The session journal, once a session is open: every run event is written before it is told (SPEC S6). */
   recorder: SessionJournal | undefined;
 
+  // Made on first use, like everything else an idle Agent has no need of.
+  private events: Broadcast<AgentEvent> | undefined;
+  private answers: ApprovalDesk | undefined;
+
   constructor(
     private readonly store: AgentStateStore,
     private readonly listeners: ListenerBarrier,
-    private readonly events: Broadcast<AgentEvent>,
   ) {}
+
+  /** Every event of every run, as it is told (hot; the same stream on every read). */
+  get events$(): Observable<AgentEvent> {
+    return (this.events ??= new Broadcast<AgentEvent>()).observable;
+  }
+
+  /**
+   * The approval answers of the run in progress. An answer kept for a call belongs to its run:
+   * it is forgotten when the run settles, so a later call with the same id is asked anew.
+   */
+  get desk(): ApprovalDesk {
+    return (this.answers ??= new ApprovalDesk());
+  }
 
   /**
    * A run as an Observable: subscribing starts it; the run's events arrive as they happen; it
@@ -110,7 +127,7 @@ export class AgentRunner {
   /** The state, then `events$`, then the listeners. */
   private tell(event: AgentEvent, run: ActiveRun): void | Observable<unknown> {
     this.store.reduce(event);
-    this.events.next(event);
+    this.events?.next(event);
     const outcome = this.listeners.notify(event, run.signal);
     const settle = event.type === "agent_end" ? endFailureRecorder(this.store) : throwFailure;
     if (!isObservable(outcome)) return settle(outcome);
@@ -137,12 +154,9 @@ export class AgentRunner {
     if (this.active !== run) return;
     this.active = undefined;
     this.store.endRun();
-    this.onSettled?.();
+    this.answers?.forget();
     run.finish();
   }
-
-  /** Told when a run is over, before its promise settles (the Agent drops answers no call took). */
-  onSettled: (() => void) | undefined;
 }
 
 // Made outside `tell`: a closure there would allocate its context on every event, not once a run.

@@ -10,6 +10,9 @@ import { addUsage, copyUsage } from "../model/usage-totals.js";
 import { createInitialSystemMessage, getSystemPrompt, isSystem } from "../model/transcript.js";
 import type { AgentEvent, AgentMessage, CallCancellation, LimitReached } from "../model/types.js";
 import type { AgentTool, ToolApprovalRequest } from "../tools/tool-types.js";
+import type { Observable, SchedulerLike } from "rxjs";
+import { Broadcast } from "../rx/broadcast.js";
+import type { ParkedRun } from "./session-port.js";
 
 /**
  * What the `Agent` knows. `messages` and `tools` copy the top-level array on assignment; the
@@ -107,8 +110,15 @@ export class AgentStateStore implements AgentState {
    */
   private view: WeakRef<readonly AgentMessage[]> | undefined;
   private version = 0;
-  /** Called before the transcript is replaced; throws when it may not be (a run waits for approvals). */
-  guard: (() => void) | undefined;
+  /**
+   * A resumed run that waits for its first approval answer before it goes on (SPEC R1). It owns
+   * the transcript meanwhile: replacing it throws.
+   */
+  parked: ParkedRun | undefined;
+  /** The clock of message timestamps: the Agent's scheduler, else `Date.now`. */
+  scheduler: SchedulerLike | undefined;
+  /** Told of every change; made when `state$` is first subscribed to (an Agent nobody observes has none). */
+  private changes: Broadcast<void> | undefined;
   /** Told when the transcript is replaced as a whole (the session journal, SPEC S1). */
   onReplaced: ((messages: readonly AgentMessage[], reset: boolean) => void) | undefined;
   private cached: AgentStateSnapshot | undefined;
@@ -120,11 +130,7 @@ export class AgentStateStore implements AgentState {
   limit: LimitReached | undefined;
   cancellation: readonly CallCancellation[] | undefined;
 
-  constructor(
-    initial: AgentInitialState = {},
-    private readonly changed: () => void,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(initial: AgentInitialState = {}) {
     this._model = initial.model ?? UNKNOWN_MODEL;
     this._thinkingLevel = initial.thinkingLevel ?? "off";
     this._tools = initial.tools?.slice() ?? [];
@@ -145,7 +151,7 @@ export class AgentStateStore implements AgentState {
 
   /** Replaces the leading system message's text (inserting one if there is none); later system messages still apply. */
   replaceSystemPrompt(text: string): void {
-    this.guard?.();
+    this.assertUnparked();
     const first = this._messages[0];
     if (first && isSystem(first)) this.messages = [{ ...first, content: text }, ...this._messages.slice(1)];
     else this.messages = [{ role: "system", content: text, timestamp: this.now() }, ...this._messages];
@@ -193,7 +199,7 @@ export class AgentStateStore implements AgentState {
     return view?.length === this._messages.length ? view : undefined;
   }
   set messages(messages: readonly AgentMessage[]) {
-    this.guard?.();
+    this.assertUnparked();
     this.install(messages);
     this.onReplaced?.(this._messages.slice(), false);
   }
@@ -245,7 +251,22 @@ export class AgentStateStore implements AgentState {
   /** Marks a change: `state$` emits a new snapshot. */
   touch(): void {
     this.version++;
-    this.changed();
+    this.changes?.next();
+  }
+
+  /** The changes from now on (`touch`), for `state$`. */
+  get changed$(): Observable<void> {
+    return (this.changes ??= new Broadcast<void>()).observable;
+  }
+
+  /** The time now, on the Agent's scheduler if it has one. */
+  now(): number {
+    return this.scheduler ? this.scheduler.now() : Date.now();
+  }
+
+  /** Throws while a parked run owns the transcript. */
+  assertUnparked(): void {
+    if (this.parked) throw new Error("The resumed run waits for approvals: approve() or deny() them before changing the transcript.");
   }
 
   /** A run begins: nothing streams, nothing is pending, the last error is forgotten. */
@@ -268,7 +289,7 @@ export class AgentStateStore implements AgentState {
 
   /** Clears the run state and installs `messages` as the transcript. */
   reset(messages: AgentMessage[]): void {
-    this.guard?.();
+    this.assertUnparked();
     this.run = initialRunState;
     this.limit = undefined;
     this.cancellation = undefined;

@@ -7,11 +7,13 @@ import type { Observable, Subscription } from "rxjs";
 import type { AgentMessage } from "../model/types.js";
 import type { QueueMode } from "./loop-config.js";
 
+const NONE: readonly AgentMessage[] = Object.freeze([]);
+
 /**
  * Messages waiting for the loop's next poll, taken the oldest first (`one-at-a-time`) or all at
  * once (`all`). Fed by `enqueue` or by a stream ({@link MessageQueue.feed}): the `Agent`'s
- * `steer()` is a `next` on the stream that feeds its steering queue, and a run given `steering$`
- * buffers that stream in a queue of its own.
+ * `steer()` enqueues into its steering queue, and a run given `steering$` buffers that stream in
+ * a queue of its own.
  *
  * @example
  * ```ts
@@ -21,12 +23,14 @@ import type { QueueMode } from "./loop-config.js";
  * ```
  */
 export class MessageQueue {
-  private items: AgentMessage[] = [];
+  // The shared empty list until the first message: an idle queue holds no array of its own.
+  private items: readonly AgentMessage[] = NONE;
 
   constructor(public mode: QueueMode = "one-at-a-time") {}
 
   enqueue(message: AgentMessage): void {
-    this.items.push(message);
+    if (this.items === NONE) this.items = [message];
+    else (this.items as AgentMessage[]).push(message);
   }
 
   /**
@@ -57,7 +61,7 @@ export class MessageQueue {
   /** Empties the queue. @return What it held. */
   clear(): AgentMessage[] {
     const cleared = this.items;
-    this.items = [];
-    return cleared;
+    this.items = NONE;
+    return cleared === NONE ? [] : (cleared as AgentMessage[]);
   }
 }

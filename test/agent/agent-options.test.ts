@@ -3,6 +3,7 @@
  * `prompt()` (SPEC A1, T1, T2, M5): provider options, the validator seam, a missing model,
  * duplicate tool names, an invalid schema, and the way to change the system prompt.
  */
+import type { SchedulerLike } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent, type ArgumentValidator } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
@@ -42,6 +43,30 @@ describe("A1: provider options from the Agent", () => {
     agent.maxTokens = 10;
     await agent.prompt("two");
     expect(provider.requests[1]!.options).toMatchObject({ temperature: 0, maxTokens: 10 });
+  });
+});
+
+describe("A1: the scheduler, set before or after construction", () => {
+  it("A1: a scheduler assigned to agent.scheduler dates the next prompt's messages and the timestamps of setSystemPrompt()", async () => {
+    const clock = (at: number) => ({ now: () => at, schedule: () => ({ unsubscribe() {}, closed: false }) }) as unknown as SchedulerLike;
+    const agent = new Agent({ initialState: { model }, streamFn: fauxProvider([{ content: "one" }, { content: "two" }]), scheduler: clock(1_000) });
+    await agent.prompt("first");
+    agent.scheduler = clock(5_000);
+    expect(agent.scheduler.now()).toBe(5_000);
+    await agent.prompt("second");
+    agent.setSystemPrompt("Be brief.");
+    const stamps = agent.state.messages.map((m) => [m.role, m.timestamp]);
+    expect(stamps).toEqual([
+      ["system", 5_000],
+      ["user", 1_000],
+      ["assistant", expect.any(Number)],
+      ["user", 5_000],
+      ["assistant", expect.any(Number)],
+    ]);
+    agent.scheduler = undefined;
+    const before = Date.now();
+    agent.steer("third");
+    expect(agent.peekQueuedMessages()[0]!.timestamp).toBeGreaterThanOrEqual(before);
   });
 });
 
