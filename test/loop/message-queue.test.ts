@@ -46,4 +46,20 @@ describe("MessageQueue", () => {
     expect(texts(queue.clear())).toEqual(["a"]);
     expect(queue.size).toBe(0);
   });
+
+  it("Q4: what drain(), peek() and clear() return is the caller's own array, an empty queue's too; a cleared queue fills again", () => {
+    const queue = new MessageQueue("all");
+    for (const taken of [queue.clear(), queue.drain(), queue.peek()]) {
+      expect(taken).toEqual([]);
+      taken.push(user("caller's"));
+    }
+    expect(queue.size).toBe(0);
+    queue.enqueue(user("a"));
+    const held = queue.clear();
+    held.push(user("caller's"));
+    queue.enqueue(user("b"));
+    queue.enqueue(user("c"));
+    expect(texts(queue.peek())).toEqual(["b", "c"]);
+    expect(texts(held)).toEqual(["a", "caller's"]);
+  });
 });
