@@ -101,17 +101,24 @@ class AssistantResponse implements StreamFnObserver {
       return undefined;
     }
     signal.addEventListener("abort", this.onAbort);
-    this.provider = observeStreamFn(request.streamFn, request.model, { messages: request.messages }, request.options, this, this.subscriber);
-    if (this.finished) this.provider.unsubscribe();
+    const provider = (this.provider = observeStreamFn(request.streamFn, request.model, { messages: request.messages }, request.options, this, this.subscriber));
+    // Ended while the provider was called (a protocol violation, a synchronous abort): `end` could
+    // not stop it yet, and a held event keeps the subscriber open.
+    if (this.finished) provider.unsubscribe();
     return () => {
-      this.finished = true;
       signal.removeEventListener("abort", this.onAbort);
-      this.provider?.unsubscribe();
+      // Also stops a provider whose promise has not resolved yet: it is never subscribed.
+      provider.unsubscribe();
     };
   }
 
-  /** Every provider event before the final one. A content event is one `message_update` with the partial (replaced, never copied: SPEC L5). */
+  /**
+   * Every provider event before the final one. A content event is one `message_update` with the
+   * partial (replaced, never copied: SPEC L5). Unknown event types are extensions we do not
+   * understand; they change nothing.
+   */
   event(event: AssistantMessageEvent): void {
+    // A provider called synchronously goes on after the response ended, until `start` stops it.
     if (this.finished) return;
     switch (event?.type) {
       case "start":
@@ -132,30 +139,24 @@ class AssistantResponse implements StreamFnObserver {
         // Inline, not a method of its own: this is the per-delta path.
         let partial = this.partial;
         if (!partial) return this.fail(`Provider protocol violation: "${event.type}" arrived before "start".`);
-        // pi-ai providers mutate one message in place: the same object needs no re-check.
-        if (event.partial !== partial && isAssistantMessage(event.partial)) partial = this.partial = event.partial;
+        if (isAssistantMessage(event.partial)) partial = this.partial = event.partial;
         const update: AgentEvent = { type: "message_update", message: partial, assistantMessageEvent: event };
         if (this.gate) this.gate.push(update);
         else if (this.request.onUpdate) this.request.onUpdate(update);
         else this.subscriber.next(update);
-        return;
       }
-      default:
-        // Unknown event types are extensions we do not understand; they change nothing.
-        return;
     }
   }
 
-  /** The provider's `done` or `error` event. */
+  /** The provider's `done` or `error` event (`observeStreamFn` calls this for no other type). */
   final(event: AssistantMessageEvent): void {
     if (event.type === "done") {
       if (!isAssistantMessage(event.message)) return this.fail(`Provider protocol violation: "done" carried no assistant message.`);
       return this.end(event.message);
     }
-    if (event.type !== "error") return;
-    if (!isAssistantMessage(event.error)) return this.fail(`Provider reported an error without a final message.`);
-    const message = event.error;
-    const stopReason = message.stopReason === "aborted" || event.reason === "aborted" ? "aborted" : "error";
+    const { error: message, reason } = event as Extract<AssistantMessageEvent, { type: "error" }>;
+    if (!isAssistantMessage(message)) return this.fail(`Provider reported an error without a final message.`);
+    const stopReason = message.stopReason === "aborted" || reason === "aborted" ? "aborted" : "error";
     this.end(message.stopReason === stopReason && message.errorMessage ? message : { ...message, stopReason, errorMessage: message.errorMessage || "Provider reported an error" });
   }
 
@@ -169,9 +170,7 @@ class AssistantResponse implements StreamFnObserver {
     this.end(normalizedFailureMessage(this.request.model, ABORTED_RESPONSE_TEXT, "aborted", this.request.now(), this.partial));
   };
 
-  // Checked before building the message: a synchronous provider still completes after `done`.
   private fail(errorMessage: string): void {
-    if (this.finished) return;
     const { request, signal } = this;
     this.end(normalizedFailureMessage(request.model, errorMessage, signal.aborted ? "aborted" : "error", request.now(), this.partial));
   }

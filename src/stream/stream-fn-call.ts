@@ -67,7 +67,8 @@ function isEvent(value: unknown): value is AssistantMessageEvent {
  * subscription is added to `parent` before it is subscribed, so unsubscribing `parent` stops a
  * synchronous provider at once.
  */
-export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmContext, options: StreamOptions, observer: StreamFnObserver, parent?: Subscription): Unsubscribable {
+export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmContext, options: StreamOptions, observer: StreamFnObserver, parent: Subscription): Unsubscribable {
+  // Stopped, or the end reported: nothing reaches the observer after this.
   let done = false;
   let upstream: Subscription | undefined;
   const stop: Unsubscribable = {
@@ -78,8 +79,7 @@ export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmCo
   };
   const fail = (failure: StreamFnFailure): void => {
     if (done) return;
-    done = true;
-    upstream?.unsubscribe();
+    stop.unsubscribe();
     observer.failure(failure);
   };
   const read = (input: unknown): void => {
@@ -92,22 +92,19 @@ export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmCo
     }
     // Linked before it is subscribed: stopping it stops a synchronous provider in the middle of its events.
     const linked = new LinkedObserver<AssistantMessageEvent>({
+      // Once stopped, the linked observer is closed: it passes nothing on.
       next: (event) => {
-        if (done) return;
         const type = (event as { type?: unknown } | null)?.type;
         if (type !== "done" && type !== "error") return observer.event(event);
-        done = true;
-        upstream?.unsubscribe();
+        stop.unsubscribe();
         observer.final(event);
       },
-      // Checked before building the failure: a synchronous provider still completes after its final event.
-      error: (error: unknown) => done || fail(failureOf("errored", error)),
-      complete: () => done || fail(new StreamFnFailure("incomplete", `Provider stream ended without a final "done" or "error" event.`)),
+      error: (error: unknown) => fail(failureOf("errored", error)),
+      complete: () => fail(new StreamFnFailure("incomplete", `Provider stream ended without a final "done" or "error" event.`)),
     });
     upstream = linked;
-    parent?.add(linked);
+    parent.add(linked);
     events.subscribe(linked);
-    if (done) linked.unsubscribe();
   };
 
   let result: unknown;

@@ -323,3 +323,148 @@ describe("L11: a response that waits on its events itself", () => {
     expect((failure as Error).message).toBe("listener failed");
   });
 });
+
+describe("M4: what counts as a message, and how an error event's message is read", () => {
+  const endOf = (events: readonly AgentEvent[]) => (events.at(-1) as Extract<AgentEvent, { type: "message_end" }>).message as AssistantMessage;
+
+  it("M4: null, and a function shaped like a message, are no assistant message in start, done or error", () => {
+    const shaped = Object.assign(() => undefined, { role: "assistant", content: [] });
+    for (const message of [null, shaped]) {
+      const start = respond(() => [{ type: "start", partial: message } as unknown as AssistantMessageEvent, { type: "done", reason: "stop", message: reply }]);
+      expect(endOf(start)).toMatchObject({ stopReason: "error", errorMessage: 'Provider protocol violation: "start" carried no assistant message.' });
+      const done = respond(() => [{ type: "done", reason: "stop", message } as unknown as AssistantMessageEvent]);
+      expect(endOf(done)).toMatchObject({ stopReason: "error", errorMessage: 'Provider protocol violation: "done" carried no assistant message.' });
+      const error = respond(() => [{ type: "error", reason: "error", error: message } as unknown as AssistantMessageEvent]);
+      expect(endOf(error)).toMatchObject({ stopReason: "error", errorMessage: "Provider reported an error without a final message." });
+    }
+  });
+
+  it("M4: an error event's message that says aborted stays aborted, whatever the event's reason", () => {
+    const aborted = assistantMessage([], "aborted", { errorMessage: "Cancelled upstream" });
+    const events = respond(() => [{ type: "error", reason: "error", error: aborted }]);
+    expect(endOf(events)).toMatchObject({ stopReason: "aborted", errorMessage: "Cancelled upstream" });
+  });
+
+  it("M4: a complete error message is committed as it is; one whose stopReason is not the event's is corrected, its words kept", () => {
+    const complete = assistantMessage([], "error", { errorMessage: "HTTP 500" });
+    expect(endOf(respond(() => [{ type: "error", reason: "error", error: complete }]))).toBe(complete);
+    const saysStop = assistantMessage("half", "stop", { errorMessage: "HTTP 500" });
+    const corrected = endOf(respond(() => [{ type: "error", reason: "error", error: saysStop }]));
+    expect(corrected).not.toBe(saysStop);
+    expect(corrected).toMatchObject({ stopReason: "error", errorMessage: "HTTP 500" });
+    expect(textOf(corrected)).toBe("half");
+    // The stopReason fits but the words are missing: they are added.
+    const unworded = endOf(respond(() => [{ type: "error", reason: "error", error: assistantMessage([], "error") }]));
+    expect(unworded).toMatchObject({ stopReason: "error", errorMessage: "Provider reported an error" });
+  });
+});
+
+describe("M4 L5: the events between start and the final one", () => {
+  it("L5: thinking deltas are updates like text deltas; null and unknown events change nothing", () => {
+    const partial = assistantMessage([]);
+    const thinking = { ...assistantMessage([]), content: [{ type: "thinking" as const, thinking: "hm" }] };
+    const events = respond(() => [
+      { type: "start", partial },
+      null as unknown as AssistantMessageEvent,
+      { type: "thinking_start", contentIndex: 0, partial: thinking },
+      { type: "thinking_delta", contentIndex: 0, delta: "hm", partial: thinking },
+      { type: "thinking_end", contentIndex: 0, content: "hm", partial: thinking },
+      { type: "usage_report", partial } as unknown as AssistantMessageEvent,
+      { type: "done", reason: "stop", message: reply },
+    ]);
+    const updates = events.filter((e): e is Extract<AgentEvent, { type: "message_update" }> => e.type === "message_update");
+    expect(updates.map((u) => u.assistantMessageEvent.type)).toEqual(["thinking_start", "thinking_delta", "thinking_end"]);
+    expect(updates.every((u) => u.message === thinking)).toBe(true);
+    expect(events.at(-1)).toEqual({ type: "message_end", message: reply });
+  });
+
+  it("L5: with onUpdate and nothing to wait on, updates take the short path and only start and end come out", () => {
+    const short: AgentEvent[] = [];
+    const out: AgentEvent[] = [];
+    const streamFn: StreamFn = () => protocolEvents(assistantMessage("hi"));
+    streamAssistantResponse({ model, messages: [], options: { signal: new AbortController().signal }, streamFn, now: () => 7, onUpdate: (event) => short.push(event) }).subscribe((event) => out.push(event));
+    expect(out.map((e) => e.type)).toEqual(["message_start", "message_end"]);
+    expect(short.map((e) => e.type)).toEqual(["message_update", "message_update", "message_update"]);
+  });
+
+  it("M4 L11: a synchronous provider that breaks the protocol while an event is held is stopped at once; what it sends after is dropped", () => {
+    const held = new Subject<void>();
+    let stopped = false;
+    const streamFn: StreamFn = () =>
+      new Observable<AssistantMessageEvent>((subscriber) => {
+        subscriber.next({ type: "start", partial: assistantMessage([]) });
+        subscriber.next({ type: "start", partial: assistantMessage([]) });
+        subscriber.next({ type: "text_delta", contentIndex: 0, delta: "late", partial: assistantMessage("late") });
+        return () => (stopped = true);
+      });
+    const seen: string[] = [];
+    let completed = false;
+    const wait = (event: AgentEvent) => (event.type === "message_start" ? held : undefined);
+    streamAssistantResponse({ model, messages: [], options: { signal: new AbortController().signal }, streamFn, now: () => 7, wait, onUpdate: (event) => seen.push(event.type) }).subscribe({
+      next: (event) => seen.push(event.type),
+      complete: () => (completed = true),
+    });
+    // The provider is stopped while message_start is still held: it cannot run on meanwhile.
+    expect(stopped).toBe(true);
+    expect(completed).toBe(false);
+    held.complete();
+    expect(seen).toEqual(["message_start", "message_end"]);
+    expect(completed).toBe(true);
+  });
+});
+
+describe("L10: the response and the run's signal", () => {
+  /** A signal whose abort listeners are counted: what a response adds it removes when it is done. */
+  function countedSignal(controller = new AbortController()): { signal: AbortSignal; listening: () => number } {
+    const signal = controller.signal;
+    const listeners = new Set<unknown>();
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = ((type: string, listener: EventListener) => {
+      if (type === "abort") listeners.add(listener);
+      add(type, listener);
+    }) as typeof signal.addEventListener;
+    signal.removeEventListener = ((type: string, listener: EventListener) => {
+      if (type === "abort") listeners.delete(listener);
+      remove(type, listener);
+    }) as typeof signal.removeEventListener;
+    return { signal, listening: () => listeners.size };
+  }
+
+  it("L10: a response that ended, and one that was unsubscribed, leaves no listener on the signal", () => {
+    const ended = countedSignal();
+    respond(() => protocolEvents(reply), ended.signal);
+    expect(ended.listening()).toBe(0);
+
+    const left = countedSignal();
+    let stopped = false;
+    const subscription = streamAssistantResponse({ model, messages: [], options: { signal: left.signal }, streamFn: () => new Observable<AssistantMessageEvent>(() => () => (stopped = true)), now: () => 7 }).subscribe();
+    expect(left.listening()).toBe(1);
+    subscription.unsubscribe();
+    expect(left.listening()).toBe(0);
+    expect(stopped).toBe(true);
+  });
+
+  it("L10: a provider whose promise resolves after the response was unsubscribed is never subscribed", async () => {
+    let subscribed = false;
+    let resolve!: (events: Observable<AssistantMessageEvent>) => void;
+    const streamFn = (() => new Promise<Observable<AssistantMessageEvent>>((r) => (resolve = r))) as unknown as StreamFn;
+    const subscription = streamAssistantResponse({ model, messages: [], options: { signal: new AbortController().signal }, streamFn, now: () => 7 }).subscribe();
+    subscription.unsubscribe();
+    resolve(new Observable<AssistantMessageEvent>(() => void (subscribed = true)));
+    await new Promise((settled) => setTimeout(settled, 0));
+    expect(subscribed).toBe(false);
+  });
+
+  it("M4 L10: a provider that fails from an abort listener registered before the response's own ends aborted, not error", () => {
+    const controller = new AbortController();
+    const provider = new Subject<AssistantMessageEvent>();
+    // Registered first, so it runs before the response hears the abort: the provider errors while the signal is aborted.
+    controller.signal.addEventListener("abort", () => provider.error(new Error("socket closed")));
+    const events: AgentEvent[] = [];
+    streamAssistantResponse({ model, messages: [], options: { signal: controller.signal }, streamFn: () => provider, now: () => 7 }).subscribe((event) => events.push(event));
+    provider.next({ type: "start", partial: assistantMessage("par") });
+    controller.abort();
+    expect((events.at(-1) as Extract<AgentEvent, { type: "message_end" }>).message).toMatchObject({ stopReason: "aborted", errorMessage: "socket closed" });
+  });
+});

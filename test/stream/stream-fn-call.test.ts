@@ -3,11 +3,14 @@
  * failure as one `StreamFnFailure`, and the same words whether a wrapper (`withRetry`, the proxy
  * server) sits in between or not.
  */
-import { lastValueFrom, Observable, of, take, toArray } from "rxjs";
+import { lastValueFrom, Observable, of, Subscription, take, toArray } from "rxjs";
+import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import { withRetry } from "../../src/providers/retry/index.js";
 import { callStreamFn, StreamFnFailure, type AssistantMessageEvent, type StreamFn } from "../../src/index.js";
+import { observeStreamFn, type StreamFnObserver } from "../../src/stream/stream-fn-call.js";
+import { promiseInVirtualRunError } from "../../src/rx/virtual-run.js";
 import { agentEnd, assistantMessage, collectSync, model, protocolEvents, user } from "../helpers/fixtures.js";
 
 const done: AssistantMessageEvent = { type: "done", reason: "stop", message: assistantMessage("hi") };
@@ -100,5 +103,88 @@ describe("callStreamFn and cancellation", () => {
       .subscribe((e) => seen.push(e));
     expect(seen).toHaveLength(3);
     expect(produced).toBe(3);
+  });
+});
+
+describe("callStreamFn: the words and forms of a failure", () => {
+  it("M4: a failure is named StreamFnFailure; undefined and a promise of null are invalid, worded as such", async () => {
+    const failure = (await read(() => undefined as never)) as StreamFnFailure;
+    expect(failure.name).toBe("StreamFnFailure");
+    expect(failure).toMatchObject({ kind: "invalid", message: "The stream function returned undefined, not an Observable, async iterable, array or promise of provider events." });
+    expect(String(failure)).toBe(`StreamFnFailure: ${failure.message}`);
+    const resolvedNull = (await read((() => Promise.resolve(null)) as unknown as StreamFn)) as StreamFnFailure;
+    expect(resolvedNull).toMatchObject({ kind: "invalid", message: expect.stringContaining("returned null, not an Observable") });
+  });
+
+  it("M3: a promise of a function is not a promise of one event, though the function has a type", async () => {
+    const shaped = Object.assign(() => undefined, { type: "done" });
+    const failure = (await read((() => Promise.resolve(shaped)) as unknown as StreamFn)) as StreamFnFailure;
+    expect(failure).toMatchObject({ kind: "invalid", message: expect.stringContaining("returned a function") });
+  });
+
+  it("M4: a StreamFnFailure a wrapper throws or rejects with is passed on as it is, kind and words", async () => {
+    const passed = new StreamFnFailure("incomplete", "the upstream provider stopped early");
+    expect(await read(() => { throw passed; })).toBe(passed);
+    expect(await read(() => Promise.reject<AssistantMessageEvent[]>(passed))).toBe(passed);
+    const errored = await read(() => new Observable<AssistantMessageEvent>((subscriber) => subscriber.error(passed)));
+    expect(errored).toBe(passed);
+  });
+
+  it("M3: a null event before the final one is passed on, not a failure", async () => {
+    expect(await read(() => [null as unknown as AssistantMessageEvent, done])).toEqual([null, done]);
+  });
+
+  it("L12: a promise inside TestScheduler.run() fails at once with the virtual-run words, and its rejection is handled", async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown): void => void rejections.push(reason);
+    process.on("unhandledRejection", onRejection);
+    try {
+      let failure: unknown;
+      new TestScheduler((a, b) => expect(a).toEqual(b)).run(() => {
+        callStreamFn(() => Promise.reject<AssistantMessageEvent[]>(new Error("late")), model, { messages: [] }, {}).subscribe({ error: (error) => (failure = error) });
+      });
+      expect(failure).toMatchObject({ kind: "invalid", message: promiseInVirtualRunError().message });
+      await new Promise((settled) => setTimeout(settled, 10));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onRejection);
+    }
+  });
+});
+
+describe("observeStreamFn: nothing reaches the observer after it was stopped", () => {
+  function recorder(): StreamFnObserver & { calls: string[] } {
+    const calls: string[] = [];
+    return { calls, event: (e) => calls.push(`event ${e?.type}`), final: (e) => calls.push(`final ${e.type}`), failure: (f) => calls.push(`failure ${f.kind}`) };
+  }
+
+  it("L10: a rejection after stop is not reported", async () => {
+    const observer = recorder();
+    let reject!: (error: unknown) => void;
+    const stop = observeStreamFn(() => new Promise<never>((_, r) => (reject = r)), model, { messages: [] }, {}, observer, new Subscription());
+    stop.unsubscribe();
+    reject(new Error("late"));
+    await new Promise((settled) => setTimeout(settled, 0));
+    expect(observer.calls).toEqual([]);
+  });
+
+  it("L10: a provider whose promise resolves after stop is never subscribed; one stopped midway sends nothing more", async () => {
+    let subscribed = false;
+    let resolve!: (events: Observable<AssistantMessageEvent>) => void;
+    const observer = recorder();
+    const stop = observeStreamFn((() => new Promise((r) => (resolve = r))) as unknown as StreamFn, model, { messages: [] }, {}, observer, new Subscription());
+    stop.unsubscribe();
+    resolve(new Observable<AssistantMessageEvent>(() => void (subscribed = true)));
+    await new Promise((settled) => setTimeout(settled, 0));
+    expect(subscribed).toBe(false);
+
+    const midway = recorder();
+    let provider!: { next: (e: AssistantMessageEvent) => void; complete: () => void };
+    const running = observeStreamFn(() => new Observable<AssistantMessageEvent>((subscriber) => void (provider = subscriber)), model, { messages: [] }, {}, midway, new Subscription());
+    provider.next(events[0]!);
+    running.unsubscribe();
+    provider.next(events[1]!);
+    provider.complete();
+    expect(midway.calls).toEqual(["event start"]);
   });
 });
