@@ -329,7 +329,8 @@ describe("M4: what counts as a message, and how an error event's message is read
 
   it("M4: null, and a function shaped like a message, are no assistant message in start, done or error", () => {
     const shaped = Object.assign(() => undefined, { role: "assistant", content: [] });
-    for (const message of [null, shaped]) {
+    const fromUser = { role: "user", content: [], timestamp: 1 };
+    for (const message of [null, shaped, fromUser]) {
       const start = respond(() => [{ type: "start", partial: message } as unknown as AssistantMessageEvent, { type: "done", reason: "stop", message: reply }]);
       expect(endOf(start)).toMatchObject({ stopReason: "error", errorMessage: 'Provider protocol violation: "start" carried no assistant message.' });
       const done = respond(() => [{ type: "done", reason: "stop", message } as unknown as AssistantMessageEvent]);
@@ -443,6 +444,18 @@ describe("L10: the response and the run's signal", () => {
     subscription.unsubscribe();
     expect(left.listening()).toBe(0);
     expect(stopped).toBe(true);
+  });
+
+  it("L10: a response that ended while its start is still held listens to the signal no more", () => {
+    const counted = countedSignal();
+    const held = new Subject<void>();
+    const wait = (event: AgentEvent) => (event.type === "message_start" ? held : undefined);
+    let completed = false;
+    streamAssistantResponse({ model, messages: [], options: { signal: counted.signal }, streamFn: () => protocolEvents(reply), now: () => 7, wait }).subscribe({ complete: () => (completed = true) });
+    expect(completed).toBe(false);
+    expect(counted.listening()).toBe(0);
+    held.complete();
+    expect(completed).toBe(true);
   });
 
   it("L10: a provider whose promise resolves after the response was unsubscribed is never subscribed", async () => {
