@@ -321,8 +321,7 @@ export class Agent {
         }
       },
       error: (error: unknown) => {
-        this.store.errorMessage = `The stream given to answerApprovals() failed: ${describeError(error)}`;
-        this.store.touch();
+        this.store.streamFailed("answerApprovals", error);
       },
     });
   }

@@ -9,7 +9,6 @@ import type { Observable, Subscription } from "rxjs";
 import type { QueueMode } from "../loop/loop-config.js";
 import { MessageQueue } from "../loop/message-queue.js";
 import type { AgentMessage } from "../model/types.js";
-import { describeError } from "../model/describe-error.js";
 import type { AgentStateStore } from "./agent-state.js";
 
 /** Which of the two queues. */
@@ -79,18 +78,12 @@ export class AgentQueues {
 
   /** Routes `messages` into steering until the returned subscription ends. */
   steerFrom(messages: Observable<AgentMessage>): Subscription {
-    return messages.subscribe({ next: (message) => this.enqueue("steering", message), error: (error: unknown) => this.failed("steerFrom", error) });
+    return messages.subscribe({ next: (message) => this.enqueue("steering", message), error: (error: unknown) => this.store.streamFailed("steerFrom", error) });
   }
 
   /** Routes `messages` into follow-up until the returned subscription ends. */
   followUpFrom(messages: Observable<AgentMessage>): Subscription {
-    return messages.subscribe({ next: (message) => this.enqueue("followUp", message), error: (error: unknown) => this.failed("followUpFrom", error) });
-  }
-
-  /** A stream given to `steerFrom()` or `followUpFrom()` failed: the state says so. */
-  private failed(source: "steerFrom" | "followUpFrom", error: unknown): void {
-    this.store.errorMessage = `The stream given to ${source}() failed: ${describeError(error)}`;
-    this.store.touch();
+    return messages.subscribe({ next: (message) => this.enqueue("followUp", message), error: (error: unknown) => this.store.streamFailed("followUpFrom", error) });
   }
 
   clear(): void {

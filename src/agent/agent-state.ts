@@ -12,6 +12,7 @@ import type { AgentEvent, AgentMessage, CallCancellation, LimitReached } from ".
 import type { AgentTool, ToolApprovalRequest } from "../tools/tool-types.js";
 import type { Observable, SchedulerLike } from "rxjs";
 import { Broadcast } from "../rx/broadcast.js";
+import { describeError } from "../model/describe-error.js";
 import type { ParkedRun } from "./session-port.js";
 
 /**
@@ -151,7 +152,6 @@ export class AgentStateStore implements AgentState {
 
   /** Replaces the leading system message's text (inserting one if there is none); later system messages still apply. */
   replaceSystemPrompt(text: string): void {
-    this.assertUnparked();
     const first = this._messages[0];
     if (first && isSystem(first)) this.messages = [{ ...first, content: text }, ...this._messages.slice(1)];
     else this.messages = [{ role: "system", content: text, timestamp: this.now() }, ...this._messages];
@@ -252,6 +252,12 @@ export class AgentStateStore implements AgentState {
   touch(): void {
     this.version++;
     this.changes?.next();
+  }
+
+  /** A stream given to the Agent (`steerFrom()`, `answerApprovals()`, ...) failed: the state says so. */
+  streamFailed(source: string, error: unknown): void {
+    this.errorMessage = `The stream given to ${source}() failed: ${describeError(error)}`;
+    this.touch();
   }
 
   /** The changes from now on (`touch`), for `state$`. */
