@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { catchError, concatMap, defaultIfEmpty, from, isObservable, last, type Observable, of, throwError } from "rxjs";
+import { concatMap, isObservable, Observable, of } from "rxjs";
 import { ignoreOutcome, promiseInVirtualRunError, stallsVirtualRun } from "./virtual-run.js";
 
 /**
@@ -77,7 +77,7 @@ export function maybeAsync<T>(call: () => MaybeAsync<T>, onFailure: OnFailure<T>
  * ```
  */
 export function failedWith<T>(error: unknown, onFailure: OnFailure<T>): T | Observable<T> {
-  return onFailure === "error" ? throwError(() => error) : onFailure(error);
+  return onFailure === "error" ? new Observable<T>((subscriber) => subscriber.error(error)) : onFailure(error);
 }
 
 /**
@@ -90,16 +90,59 @@ export function failedWith<T>(error: unknown, onFailure: OnFailure<T>): T | Obse
  * ```
  */
 export function settle<T>(value: MaybeAsync<T>, onFailure: OnFailure<T>): T | Observable<T> {
-  let settled: Observable<T>;
-  if (isObservable(value)) settled = (value as Observable<T>).pipe(defaultIfEmpty(undefined as T), last());
-  else if (isThenable(value)) {
-    if (stallsVirtualRun(value)) {
-      ignoreOutcome(value);
-      return failedWith(promiseInVirtualRunError(), onFailure);
-    }
-    settled = from(value as PromiseLike<T>);
-  } else return value as T;
-  return onFailure === "error" ? settled : settled.pipe(catchError((error: unknown) => of(onFailure(error))));
+  if (isObservable(value)) return lastOf(value as Observable<T>, onFailure);
+  if (!isThenable(value)) return value as T;
+  if (stallsVirtualRun(value)) {
+    ignoreOutcome(value);
+    return failedWith(promiseInVirtualRunError(), onFailure);
+  }
+  return outcomeOf(value as PromiseLike<T>, onFailure);
+}
+
+/**
+ * Hands a failure to `onFailure` for a settled Observable: its error, or the value it makes of
+ * the error (an `onFailure` that throws errors the Observable with what it threw).
+ */
+function failInto<T>(subscriber: { next(value: T): void; error(error: unknown): void; complete(): void }, error: unknown, onFailure: OnFailure<T>): void {
+  if (onFailure === "error") return subscriber.error(error);
+  let value: T;
+  try {
+    value = onFailure(error);
+  } catch (thrown) {
+    return subscriber.error(thrown);
+  }
+  subscriber.next(value);
+  subscriber.complete();
+}
+
+/** The last value of `source` (`undefined` when it completes empty), once it completes. */
+function lastOf<T>(source: Observable<T>, onFailure: OnFailure<T>): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    let latest = undefined as T;
+    return source.subscribe({
+      next: (value) => {
+        latest = value;
+      },
+      error: (error: unknown) => failInto(subscriber, error, onFailure),
+      complete: () => {
+        subscriber.next(latest);
+        subscriber.complete();
+      },
+    });
+  });
+}
+
+/** The promise's value, or its rejection as `onFailure` says; nothing after unsubscribe. */
+function outcomeOf<T>(promise: PromiseLike<T>, onFailure: OnFailure<T>): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    promise.then(
+      (value) => {
+        subscriber.next(value);
+        subscriber.complete();
+      },
+      (error: unknown) => failInto(subscriber, error, onFailure),
+    );
+  });
 }
 
 /**

@@ -85,6 +85,38 @@ describe("settle and failedWith: maybeAsync for a value already returned", () =>
     });
   });
 
+  it("A6: a policy that itself throws errors the settled Observable with what it threw", async () => {
+    const policy = (): never => {
+      throw "policy";
+    };
+    newScheduler().run(({ cold, expectObservable }) => {
+      expectObservable(settle(cold("-#") as never, policy) as never).toBe("-#", undefined, "policy");
+    });
+    const rejected = settle(Promise.reject(new Error("no")), policy) as typeof EMPTY;
+    expect(await new Promise((resolve) => rejected.subscribe({ error: resolve }))).toBe("policy");
+  });
+
+  it("unsubscribing a settled Observable unsubscribes its source", () => {
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold("-a-b-c|");
+      expectObservable(settle(source as never, "error") as never, "^--!").toBe("");
+      expectSubscriptions(source.subscriptions).toBe("^--!");
+    });
+  });
+
+  it("a promise that settles after unsubscribe delivers nothing, neither value nor failure", async () => {
+    let resolve!: (value: number) => void;
+    let reject!: (error: unknown) => void;
+    const seen: unknown[] = [];
+    const observer = { next: (v: unknown) => seen.push(v), error: (e: unknown) => seen.push(e), complete: () => seen.push("complete") };
+    (settle(new Promise<number>((r) => (resolve = r)), "error") as typeof EMPTY).subscribe(observer).unsubscribe();
+    (settle(new Promise<number>((_, r) => (reject = r)), asFailure) as typeof EMPTY).subscribe(observer).unsubscribe();
+    resolve(1);
+    reject(new Error("late"));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(seen).toEqual([]);
+  });
+
   it("A6: a throw becomes an Observable of the error, or the value the policy makes of it", () => {
     const error = new Error("thrown");
     const observed = failedWith(error, "error");
