@@ -110,7 +110,7 @@ describe("settle and failedWith: maybeAsync for a value already returned", () =>
     const seen: unknown[] = [];
     const observer = { next: (v: unknown) => seen.push(v), error: (e: unknown) => seen.push(e), complete: () => seen.push("complete") };
     (settle(new Promise<number>((r) => (resolve = r)), "error") as typeof EMPTY).subscribe(observer).unsubscribe();
-    (settle(new Promise<number>((_, r) => (reject = r)), asFailure) as typeof EMPTY).subscribe(observer).unsubscribe();
+    (settle<number | Failure>(new Promise<number>((_, r) => (reject = r)), asFailure) as typeof EMPTY).subscribe(observer).unsubscribe();
     resolve(1);
     reject(new Error("late"));
     await new Promise((r) => setTimeout(r, 0));
