@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { concatMap, isObservable, Observable, of } from "rxjs";
+import { concatMap, isObservable, Observable, of, type Subscriber } from "rxjs";
 import { ignoreOutcome, promiseInVirtualRunError, stallsVirtualRun } from "./virtual-run.js";
 
 /**
@@ -103,7 +103,7 @@ export function settle<T>(value: MaybeAsync<T>, onFailure: OnFailure<T>): T | Ob
  * Hands a failure to `onFailure` for a settled Observable: its error, or the value it makes of
  * the error (an `onFailure` that throws errors the Observable with what it threw).
  */
-function failInto<T>(subscriber: { next(value: T): void; error(error: unknown): void; complete(): void }, error: unknown, onFailure: OnFailure<T>): void {
+function failInto<T>(subscriber: Subscriber<T>, error: unknown, onFailure: OnFailure<T>): void {
   if (onFailure === "error") return subscriber.error(error);
   let value: T;
   try {
@@ -111,6 +111,11 @@ function failInto<T>(subscriber: { next(value: T): void; error(error: unknown): 
   } catch (thrown) {
     return subscriber.error(thrown);
   }
+  end(subscriber, value);
+}
+
+/** The one value a settled Observable stands for, then its completion. */
+function end<T>(subscriber: Subscriber<T>, value: T): void {
   subscriber.next(value);
   subscriber.complete();
 }
@@ -124,10 +129,7 @@ function lastOf<T>(source: Observable<T>, onFailure: OnFailure<T>): Observable<T
         latest = value;
       },
       error: (error: unknown) => failInto(subscriber, error, onFailure),
-      complete: () => {
-        subscriber.next(latest);
-        subscriber.complete();
-      },
+      complete: () => end(subscriber, latest),
     });
   });
 }
@@ -136,10 +138,7 @@ function lastOf<T>(source: Observable<T>, onFailure: OnFailure<T>): Observable<T
 function outcomeOf<T>(promise: PromiseLike<T>, onFailure: OnFailure<T>): Observable<T> {
   return new Observable<T>((subscriber) => {
     promise.then(
-      (value) => {
-        subscriber.next(value);
-        subscriber.complete();
-      },
+      (value) => end(subscriber, value),
       (error: unknown) => failInto(subscriber, error, onFailure),
     );
   });
