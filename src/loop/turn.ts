@@ -155,7 +155,6 @@ function toolEnvironment(run: Run, message: AssistantMessage): ToolCallEnvironme
   const tools = run.context.tools ?? [];
   return {
     tools,
-    controlled: tools.some((tool) => tool.needsApproval !== undefined || tool.concurrencyKey !== undefined),
     context: run.context,
     assistantMessage: message,
     signal: run.signal,

@@ -115,6 +115,7 @@ function linkedSignal(run: AbortSignal, own: AbortSignal): AbortSignal {
  */
 class ToolExecution {
   private readonly startedAt: number;
+  /** Off once the result is decided, so progress the tool reports while it is torn down is dropped. */
   private open = true;
   private teardown: (() => void) | undefined;
   /** The signal the tool gets: the run's, or its own when it has a time limit. */
@@ -174,10 +175,8 @@ class ToolExecution {
         (value) => this.finish(normalizeToolResult(tool.name, value), this.env.signal.aborted ? "finished" : undefined),
         (error: unknown) => this.fail(error, this.env.signal.aborted ? "stopped" : undefined),
       );
-      return () => {
-        this.open = false;
-        this.release();
-      };
+      // Unsubscribed: the subscriber is closed, so a late settlement or update sends nothing.
+      return () => this.release();
     }
     this.finish(normalizeToolResult(tool.name, returned));
     return undefined;
@@ -203,7 +202,7 @@ class ToolExecution {
       next: (value) => {
         latest = value;
         hasValue = true;
-        if (this.open) progress.next(value);
+        progress.next(value);
       },
       error: (error: unknown) => {
         progress.settle();
@@ -215,19 +214,18 @@ class ToolExecution {
         else this.fail(new Error(`Tool "${toolName}" completed without a result.`));
       },
     });
-    if (this.open) progress.subscribed();
+    // A tool that ended while it was subscribed is answered already: the teardown returned below
+    // then runs at once (its subscriber is closed), removing the listener again.
+    progress.subscribed();
     const signal = this.signal;
-    if (this.open) {
-      signal.addEventListener("abort", onAbort);
-      this.teardown = () => {
-        signal.removeEventListener("abort", onAbort);
-        progress.settle();
-        subscription.unsubscribe();
-      };
-      if (signal.aborted) onAbort();
-    } else subscription.unsubscribe();
+    signal.addEventListener("abort", onAbort);
+    this.teardown = () => {
+      signal.removeEventListener("abort", onAbort);
+      progress.settle();
+      subscription.unsubscribe();
+    };
+    if (signal.aborted) onAbort();
     return () => {
-      this.open = false;
       this.teardown?.();
       this.release();
     };
@@ -237,8 +235,12 @@ class ToolExecution {
     if (this.open) this.subscriber.next({ type: "update", partialResult });
   };
 
+  /**
+   * The one result. A later call (a promise settling after the grace gave up on it, or after
+   * unsubscribing) finds the subscriber closed, and rxjs drops what it sends; `open` turns off
+   * first, so a tool reporting progress while it is torn down here reports nothing.
+   */
   private finish(outcome: { result: AgentToolResult; isError: boolean }, cancellation?: ToolCancellation): void {
-    if (!this.open) return;
     this.open = false;
     this.teardown?.();
     this.release();

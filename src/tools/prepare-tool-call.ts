@@ -42,8 +42,6 @@ export interface ToolCallEnvironment extends ToolHooks {
   abortGraceMs?: number;
   /** The run's call limits, counted as calls pass preflight (SPEC R2). */
   budget?: CallBudget;
-  /** Some tool has `needsApproval` or `concurrencyKey`: preflight looks at each call for them (SPEC R1, R3). */
-  controlled?: boolean;
   /** Approvals, call limits and scheduling, when the run has them (SPEC R1–R3). */
   control?: RunControl;
 }

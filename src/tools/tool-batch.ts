@@ -9,8 +9,8 @@
  *
  * @module
  */
-import { concatMap, defer, EMPTY, type Observable, of } from "rxjs";
-import { andThen } from "../rx/maybe-async.js";
+import { concatMap, defer, EMPTY, type Observable } from "rxjs";
+import { andThen, andThenValue } from "../rx/maybe-async.js";
 import { concatEach, followedBy, mergeEach, sequence } from "../rx/sequence.js";
 import type { ToolCall, ToolResultMessage } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
@@ -71,11 +71,8 @@ export function runPrepared(prepared: PreparedToolCall, env: ToolCallEnvironment
         : env.afterToolCall
           ? finalizeToolCall(prepared, note, env).pipe(concatMap(done))
           : // No hook: the outcome is the executed result, without an `of` and an inner subscription per call.
-            done(
-              note.cancellation === undefined
-                ? { toolCall, result: note.result, isError: note.isError, durationMs: note.durationMs }
-                : { toolCall, result: note.result, isError: note.isError, durationMs: note.durationMs, cancellation: note.cancellation },
-            ),
+            // It goes only to `done` (events and the result message read `cancellation` when it is set), so one shape will do.
+            done({ toolCall, result: note.result, isError: note.isError, durationMs: note.durationMs, cancellation: note.cancellation }),
     ),
   );
 }
@@ -94,10 +91,10 @@ function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: 
   if (settled) return { kind: "immediate", outcome: settled };
   if (duplicates.has(index)) return { kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) };
   const prepared = prepareToolCall(call, env);
-  // Without call limits, approval rules or keys, preflight is pi's (an approval asked by beforeToolCall is marked there).
+  // Without run control, preflight is pi's. With it, a call nothing applies to comes back as it was, still a value.
   const control = env.control;
-  if (!control || (!env.budget && !env.controlled)) return prepared;
-  return andThen(prepared, (preparation) => (preparation.kind === "prepared" ? control.admit(preparation, env) : of(preparation)));
+  if (!control) return prepared;
+  return andThenValue(prepared, (preparation) => (preparation.kind === "prepared" ? control.admit(preparation, env) : preparation));
 }
 
 /**
@@ -158,7 +155,8 @@ function preflightAll<T>(
   emitter: Emitter,
   then: (preparations: readonly ToolCallPreparation[]) => Observable<T>,
 ): Observable<AgentEvent | T> {
-  const preparations: ToolCallPreparation[] = new Array(calls.length);
+  // Filled at each call's index, in source order (concatEach).
+  const preparations: ToolCallPreparation[] = [];
   const preparing = concatEach(calls, (call, index) =>
     emitter.oneThen(startEvent(call), () =>
       andThen(preflight(call, index, duplicates, env), (preparation) => {

@@ -50,24 +50,18 @@ export function normalizeToolResult(toolName: string, value: unknown): { result:
 
 /** The tool-result message for an outcome. */
 export function toolResultMessage(outcome: ToolCallOutcome, timestamp: number): ToolResultMessage {
-  // The common shape (an executed call without usage) as one literal: properties added after
-  // creation are stored outside the object, about 20 bytes more per result kept in a long
-  // transcript (the memory benchmark). Same properties, same order.
-  if (outcome.durationMs !== undefined && outcome.result.usage === undefined) {
-    const { toolCall, result } = outcome;
-    return { role: "toolResult", toolCallId: toolCall.id, toolName: toolCall.name, content: result.content ?? [], details: result.details, isError: outcome.isError, timestamp, durationMs: outcome.durationMs };
+  const { toolCall, result, isError, durationMs } = outcome;
+  const content = result.content ?? [];
+  const usage = result.usage;
+  // The common shapes (no usage) as one literal each: properties added after creation are stored
+  // outside the object, about 20 bytes more per result kept in a long transcript (the memory
+  // benchmark). Every shape has the same properties in the same order.
+  if (usage === undefined) {
+    return durationMs === undefined
+      ? { role: "toolResult", toolCallId: toolCall.id, toolName: toolCall.name, content, details: result.details, isError, timestamp }
+      : { role: "toolResult", toolCallId: toolCall.id, toolName: toolCall.name, content, details: result.details, isError, timestamp, durationMs };
   }
-  const message: ToolResultMessage = {
-    role: "toolResult",
-    toolCallId: outcome.toolCall.id,
-    toolName: outcome.toolCall.name,
-    content: outcome.result.content ?? [],
-    details: outcome.result.details,
-    isError: outcome.isError,
-    timestamp,
-  };
-  if (outcome.result.usage !== undefined) message.usage = outcome.result.usage;
-  if (outcome.durationMs !== undefined) message.durationMs = outcome.durationMs;
+  const message: ToolResultMessage = { role: "toolResult", toolCallId: toolCall.id, toolName: toolCall.name, content, details: result.details, isError, timestamp, usage };
+  if (durationMs !== undefined) message.durationMs = durationMs;
   return message;
 }
-

@@ -2,13 +2,16 @@
  * The tool calls of one assistant message (SPEC T4, L9, L10): parallel and sequential batches,
  * truncated messages, aborts — every call gets exactly one result, in source order.
  */
-import { lastValueFrom, map, NEVER, Observable, timer, toArray } from "rxjs";
+import { EMPTY, lastValueFrom, map, NEVER, Observable, timer, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentTool, AgentToolResult, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
+import { Emitter } from "../../src/loop/emitter.js";
+import type { ToolCallEnvironment } from "../../src/tools/prepare-tool-call.js";
+import { executeToolBatch, type ToolBatchResult } from "../../src/tools/tool-batch.js";
 import { truncatedToolCallText } from "../../src/tools/tool-result.js";
-import { agentEnd, collectSync, committed, contextWith, model, roles, textOf, textResult, tool, types, user } from "../helpers/fixtures.js";
+import { agentEnd, assistantMessage, collectSync, committed, contextWith, model, roles, textOf, textResult, tool, types, user } from "../helpers/fixtures.js";
 import { labelsByFrame, newScheduler, timerTool } from "../helpers/marbles.js";
 
 function resultsOf(events: readonly AgentEvent[]): ToolResultMessage[] {
@@ -261,5 +264,36 @@ describe("T4 with timers: completion order vs source order", () => {
     expect(toolEvents(events).filter((e) => e.startsWith("end"))).toEqual(["end:b", "end:d", "end:c", "end:a"]);
     expect(resultsOf(events).map((r) => r.toolCallId)).toEqual(["a", "b", "c", "d"]);
     expect(resultsOf(events).map((r) => r.durationMs)).toEqual([40, 10, 30, 20]);
+  });
+});
+
+describe("T4: the batch's events and result", () => {
+  const endsOf = (events: readonly AgentEvent[]) => events.filter((e): e is Extract<AgentEvent, { type: "tool_execution_end" }> => e.type === "tool_execution_end");
+
+  it("T4: tool_execution_end has durationMs for a call that ran and none for one decided in preflight; no cancellation key unless aborted (R4)", () => {
+    for (const toolExecution of ["parallel", "sequential"] as const) {
+      for (const afterToolCall of [undefined, () => undefined]) {
+        const events = runBatch([tool("ok", () => textResult("fine"))], [fauxToolCall("ok", {}, "1"), fauxToolCall("missing", {}, "2")], { toolExecution, afterToolCall });
+        const ran = endsOf(events).find((e) => e.toolCallId === "1");
+        const missing = endsOf(events).find((e) => e.toolCallId === "2");
+        expect(ran).toMatchObject({ toolCallId: "1", isError: false });
+        expect(typeof ran!.durationMs).toBe("number");
+        expect("cancellation" in ran!).toBe(false);
+        expect(missing).toMatchObject({ toolCallId: "2", isError: true });
+        expect("durationMs" in missing!).toBe(false);
+        expect("cancellation" in missing!).toBe(false);
+      }
+    }
+  });
+
+  it("T4: an empty batch (a resumed turn whose calls all have results) asks for no stop, in either mode (L6)", () => {
+    for (const mode of ["parallel", "sequential"] as const) {
+      const env: ToolCallEnvironment = { tools: [], context: { messages: [] }, assistantMessage: assistantMessage("", "toolUse"), signal: new AbortController().signal, now: () => 0, validator: { name: "none", compile: () => () => undefined } };
+      const batches: ToolBatchResult[] = [];
+      const events: unknown[] = [];
+      executeToolBatch([], env, mode, new Emitter(undefined), (batch) => (batches.push(batch), EMPTY)).subscribe((e) => events.push(e));
+      expect(events).toEqual([]);
+      expect(batches).toEqual([{ messages: [], terminate: false }]);
+    }
   });
 });

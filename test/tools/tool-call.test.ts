@@ -196,6 +196,8 @@ describe("T3: every failure is an isError result", () => {
     const outcome = runSync(call("nope"), options([echo]));
     expect(outcome).toMatchObject({ isError: true, result: { content: [{ type: "text", text: 'Tool "nope" not found. Available tools: echo.' }] } });
     expect(runSync(call("nope"), options([])).result.content[0]).toEqual({ type: "text", text: 'Tool "nope" not found. Available tools: none.' });
+    const two = [echo, tool("grep", () => textResult(""))];
+    expect(runSync(call("nope"), options(two)).result.content[0]).toEqual({ type: "text", text: 'Tool "nope" not found. Available tools: echo, grep.' });
   });
 
   it("T3: invalid arguments list each failing path and the received arguments", () => {
@@ -358,6 +360,21 @@ describe("T5: runToolCall", () => {
     const outcome = runSync(call("t"), options([t], { now: () => clock, onUpdate: (r) => updates.push(textOf(r)) }));
     expect(updates).toEqual(["half"]);
     expect(outcome).toMatchObject({ isError: false, durationMs: 30 });
+  });
+
+  it("T5: without onUpdate, a tool's progress is dropped and its result still arrives", async () => {
+    const observable = tool("t", () => new Observable<AgentToolResult>((s) => {
+      s.next(textResult("half"));
+      s.next(textResult("all"));
+      s.complete();
+    }));
+    expect(textOf(runSync(call("t"), options([observable])).result)).toBe("all");
+    const reporting = tool("p", (_id, _args, _signal, onUpdate) => {
+      onUpdate?.(textResult("half"));
+      return Promise.resolve(textResult("all"));
+    });
+    const outcome = await lastValueFrom(runToolCall(call("p"), options([reporting])));
+    expect(outcome).toMatchObject({ isError: false, result: textResult("all") });
   });
 
   it("T5: runToolCall never errors, and a hanging tool is cancelled by unsubscribing", () => {
