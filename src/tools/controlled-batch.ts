@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { defer, Observable } from "rxjs";
-import { concatEach, mergeEach } from "../rx/sequence.js";
+import { concatMap, defer, from, groupBy, mergeMap, Observable } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import type { AgentEvent } from "../model/types.js";
 import type { Emitter } from "../loop/emitter.js";
@@ -42,26 +41,10 @@ function approvedThenRun(prepared: PreparedToolCall, env: ToolCallEnvironment, e
   return prepared.approval ? awaitApproval(prepared, env, emitter, run, complete) : run(prepared);
 }
 
-/** The indices of the prepared calls by lane, lanes in the order of their first call: one per concurrency key, one per call without. */
-function lanesOf(preparations: readonly ToolCallPreparation[]): number[][] {
-  const lanes: number[][] = [];
-  const byKey = new Map<string, number[]>();
-  preparations.forEach((preparation, index) => {
-    if (preparation.kind !== "prepared") return;
-    if (preparation.key === undefined) return void lanes.push([index]);
-    const lane = byKey.get(preparation.key);
-    if (lane) return void lane.push(index);
-    const fresh = [index];
-    byKey.set(preparation.key, fresh);
-    lanes.push(fresh);
-  });
-  return lanes;
-}
-
 /**
  * The batch with run control (SPEC R1, R3): calls with the same concurrency key form one lane,
- * run in source order (`concatEach`); other calls are lanes of their own; lanes run side by side
- * (`mergeEach`). A call waits for its approval before it takes one of the `maxConcurrency` slots,
+ * run in source order (`groupBy` + `concatMap`); other calls are lanes of their own; lanes run
+ * side by side. A call waits for its approval before it takes one of the `maxConcurrency` slots,
  * so a call waiting for a human holds no slot.
  *
  * ```text
@@ -76,15 +59,22 @@ export function scheduleCalls(
   completeAt: (index: number) => (outcome: ToolCallOutcome) => Observable<AgentEvent>,
 ): Observable<AgentEvent> {
   const slots = env.maxConcurrency !== undefined ? new ConcurrencySlots(env.maxConcurrency) : undefined;
-  const call = (index: number): Observable<AgentEvent> => {
-    const complete = completeAt(index);
-    const run = (ready: PreparedToolCall): Observable<AgentEvent> => {
-      const execute = defer(() => (env.signal.aborted ? complete(notStarted(ready.toolCall)) : runPrepared(ready, env, emitter, complete)));
-      return slots ? slots.take(execute) : execute;
-    };
-    return approvedThenRun(preparations[index] as PreparedToolCall, env, emitter, complete, run);
-  };
-  const lanes = mergeEach(lanesOf(preparations), (lane) => concatEach(lane, call));
+  const prepared = preparations.flatMap((preparation, index) => (preparation.kind === "prepared" ? [{ preparation, index }] : []));
+  const lanes = from(prepared).pipe(
+    groupBy(({ preparation, index }) => preparation.key ?? index),
+    mergeMap((lane) =>
+      lane.pipe(
+        concatMap(({ preparation, index }) => {
+          const complete = completeAt(index);
+          const run = (ready: PreparedToolCall): Observable<AgentEvent> => {
+            const execute = defer(() => (env.signal.aborted ? complete(notStarted(ready.toolCall)) : runPrepared(ready, env, emitter, complete)));
+            return slots ? slots.take(execute) : execute;
+          };
+          return approvedThenRun(preparation, env, emitter, complete, run);
+        }),
+      ),
+    ),
+  );
   if (!slots) return lanes;
   // Closed before the lanes are torn down: a slot freed by the teardown starts no waiting call.
   return new Observable<AgentEvent>((subscriber) => {
