@@ -41,7 +41,7 @@ export class CallBudget {
       const signature = `${call.name}\u0000${canonicalJson(args)}`;
       const repeats = signature === this.last ? this.repeats + 1 : 1;
       if (repeats >= maxRepeatedCalls) {
-        this.last = signature;
+        // `last` is this signature already: maxRepeatedCalls is at least 2.
         this.repeats = repeats;
         const reason = limitReached("maxRepeatedCalls", maxRepeatedCalls, repeats);
         if (onLimit !== "tell") this.reached = reason;

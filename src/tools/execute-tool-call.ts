@@ -103,8 +103,9 @@ function linkedSignal(run: AbortSignal, own: AbortSignal): AbortSignal {
   const linked = new AbortController();
   const forward = (source: AbortSignal) => (): void => linked.abort(source.reason);
   if (run.aborted) linked.abort(run.reason);
-  run.addEventListener("abort", forward(run), { once: true });
-  own.addEventListener("abort", forward(own), { once: true });
+  // A signal aborts once: the listeners need no `once`.
+  run.addEventListener("abort", forward(run));
+  own.addEventListener("abort", forward(own));
   return linked.signal;
 }
 
@@ -115,7 +116,7 @@ function linkedSignal(run: AbortSignal, own: AbortSignal): AbortSignal {
  */
 class ToolExecution {
   private readonly startedAt: number;
-  /** Off once the result is decided, so progress the tool reports while it is torn down is dropped. */
+  /** Off once the result is decided or the call was unsubscribed: nothing is sent after that. */
   private open = true;
   private teardown: (() => void) | undefined;
   /** The signal the tool gets: the run's, or its own when it has a time limit. */
@@ -149,7 +150,7 @@ class ToolExecution {
       const giveUp = (): void => {
         this.timers.push(scheduler.schedule(() => this.finish({ result: errorToolResult(ABORTED_TOOL_TEXT), isError: true }, "ignored"), grace));
       };
-      env.signal.addEventListener("abort", giveUp, { once: true });
+      env.signal.addEventListener("abort", giveUp);
       this.timers.push({ unsubscribe: () => env.signal.removeEventListener("abort", giveUp) } as Subscription);
     }
   }
@@ -175,8 +176,10 @@ class ToolExecution {
         (value) => this.finish(normalizeToolResult(tool.name, value), this.env.signal.aborted ? "finished" : undefined),
         (error: unknown) => this.fail(error, this.env.signal.aborted ? "stopped" : undefined),
       );
-      // Unsubscribed: the subscriber is closed, so a late settlement or update sends nothing.
-      return () => this.release();
+      return () => {
+        this.open = false;
+        this.release();
+      };
     }
     this.finish(normalizeToolResult(tool.name, returned));
     return undefined;
@@ -219,14 +222,17 @@ class ToolExecution {
     progress.subscribed();
     const signal = this.signal;
     signal.addEventListener("abort", onAbort);
-    this.teardown = () => {
+    const teardown = (): void => {
       signal.removeEventListener("abort", onAbort);
       progress.settle();
       subscription.unsubscribe();
     };
-    if (signal.aborted) onAbort();
+    this.teardown = teardown;
+    // The run may have been aborted while the tool was subscribed (onAbort looks for itself).
+    onAbort();
     return () => {
-      this.teardown?.();
+      this.open = false;
+      teardown();
       this.release();
     };
   }
@@ -236,11 +242,12 @@ class ToolExecution {
   };
 
   /**
-   * The one result. A later call (a promise settling after the grace gave up on it, or after
-   * unsubscribing) finds the subscriber closed, and rxjs drops what it sends; `open` turns off
-   * first, so a tool reporting progress while it is torn down here reports nothing.
+   * The one result. Nothing is sent once the call ended or was unsubscribed (a promise settling
+   * after the grace gave up on it, a tool reporting progress while it is torn down): not even a
+   * notification rxjs would drop, which an app's `config.onStoppedNotification` would hear.
    */
   private finish(outcome: { result: AgentToolResult; isError: boolean }, cancellation?: ToolCancellation): void {
+    if (!this.open) return;
     this.open = false;
     this.teardown?.();
     this.release();

@@ -55,7 +55,7 @@ export function toolResultMessage(outcome: ToolCallOutcome, timestamp: number): 
   const usage = result.usage;
   // The common shapes (no usage) as one literal each: properties added after creation are stored
   // outside the object, about 20 bytes more per result kept in a long transcript (the memory
-  // benchmark). Every shape has the same properties in the same order.
+  // benchmark). Whatever the shape, the keys come in one order: usage and durationMs last.
   if (usage === undefined) {
     return durationMs === undefined
       ? { role: "toolResult", toolCallId: toolCall.id, toolName: toolCall.name, content, details: result.details, isError, timestamp }

@@ -20,7 +20,7 @@ import type { ArgumentValidator } from "./validators/argument-validator.js";
  * ```
  */
 export function assertToolSet(tools: readonly AgentTool[] | undefined, validator: ArgumentValidator): void {
-  if (!tools || tools.length === 0) return;
+  if (!tools) return;
   const seen = new Set<string>();
   for (const [index, tool] of tools.entries()) {
     const name: unknown = tool?.name;
@@ -49,12 +49,10 @@ function checkRunControlOfTool(tool: AgentTool, name: string): void {
     throw new Error(`Tool "${name}": needsApproval must be a boolean or a function of the arguments.`);
   }
   if (concurrencyKey !== undefined && typeof concurrencyKey !== "function") throw new Error(`Tool "${name}": concurrencyKey must be a function of the arguments.`);
-  if (timeoutMs !== undefined) {
-    try {
-      checkDelay("timeoutMs", timeoutMs);
-    } catch (error) {
-      throw new Error(`Tool "${name}": ${describeError(error)}`);
-    }
+  try {
+    checkDelay("timeoutMs", timeoutMs);
+  } catch (error) {
+    throw new Error(`Tool "${name}": ${describeError(error)}`);
   }
 }
 

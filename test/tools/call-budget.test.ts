@@ -44,6 +44,33 @@ describe("CallBudget (SPEC R2)", () => {
     expect(budget.reached).toBeUndefined();
   });
 
+  it("R2: in 'tell' mode the breaker keeps counting the row; another call starts a new one", () => {
+    const budget = new CallBudget({ maxRepeatedCalls: 2, onLimit: "tell" });
+    const answers = [["a", { x: 1, y: 2 }], ["a", { y: 2, x: 1 }], ["a", { x: 1, y: 2 }], ["b", { x: 1, y: 2 }], ["a", { x: 1, y: 2 }], ["a", { x: 2, y: 2 }]].map(([name, args], i) =>
+      budget.admit(call(name as string, `c${i}`), args),
+    );
+    expect(answers.map((a) => (a === undefined ? "run" : /the (\w+) call in a row/.exec(a)?.[1]))).toEqual(["run", "2nd", "3rd", "run", "run", "run"]);
+    expect(budget.reached).toBeUndefined();
+  });
+
+  it("R2: maxToolCalls counts only admitted calls; the breaker's refusals use none of it", () => {
+    const budget = new CallBudget({ maxToolCalls: 2, maxRepeatedCalls: 2, onLimit: "tell" });
+    expect(budget.admit(call("a", "1"), {})).toBeUndefined();
+    expect(budget.admit(call("a", "2"), {})).toMatch(/2nd call in a row/);
+    expect(budget.admit(call("b", "3"), {})).toBeUndefined();
+    expect(budget.admit(call("c", "4"), {})).toBe('Tool call "c" was not run: the run has used its 2 tool calls. Answer with what you have.');
+  });
+
+  it("R2: maxToolCalls in 'end' mode: the limit is reached with what was used, and every later call is refused with its words", () => {
+    const budget = new CallBudget({ maxToolCalls: 2 });
+    budget.admit(call("a", "1"), {});
+    budget.admit(call("b", "2"), {});
+    expect(budget.reached).toBeUndefined();
+    expect(budget.admit(call("c", "3"), {})).toBe('Tool call "c" was not run: the run has used its 2 tool calls. Answer with what you have.');
+    expect(budget.reached).toMatchObject({ limit: "maxToolCalls", value: 2, used: 2 });
+    expect(budget.admit(call("d", "4"), {})).toBe(`Tool call "d" was not run: the run is ending. ${budget.reached!.message}`);
+  });
+
   it("R2: a budget is needed only for call limits", () => {
     expect(CallBudget.needed(undefined)).toBe(false);
     expect(CallBudget.needed({ maxTurns: 3, timeoutMs: 10 })).toBe(false);

@@ -4,7 +4,7 @@
  * after the call ended or was torn down.
  */
 import { getEventListeners } from "node:events";
-import { map, NEVER, Observable, type SchedulerAction, type SchedulerLike, Subject, type Subscription } from "rxjs";
+import { config, map, NEVER, Observable, type SchedulerAction, type SchedulerLike, Subject, type Subscription } from "rxjs";
 
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool, AgentToolResult } from "../../src/index.js";
@@ -102,7 +102,7 @@ describe("T1: an Observable tool's progress", () => {
     expect(timeline("-p-#", { p: "p" })).toEqual(["1 u:p", "3 R:error!"]);
   });
 
-  it("T1: what a tool emits while it is subscribed: shown when its subscribe returns, with nothing scheduled if it completed there", () => {
+  it("T1: what a tool emits while it is subscribed: shown when its subscribe returns; a tool that completed there costs no scheduled action", () => {
     const scheduler = newScheduler();
     const counting = new CountingScheduler(scheduler);
     const lines: string[] = [];
@@ -236,6 +236,62 @@ describe("T3: the result", () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     scheduler.flush();
     expect(seen.notes).toEqual([]);
+  });
+});
+
+describe("L10: nothing after the end", () => {
+  const heard: string[] = [];
+  afterEach(() => {
+    config.onStoppedNotification = null;
+    heard.length = 0;
+  });
+  /** What reached the call's subscriber after it was closed (rxjs drops it, and tells this hook). */
+  const listen = (): void => {
+    config.onStoppedNotification = (notification) => void heard.push(notification.kind);
+  };
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it("L10: a promise tool that settles or reports progress after it was unsubscribed sends nothing at all", async () => {
+    listen();
+    let answer!: (value: AgentToolResult) => void;
+    let report!: (r: AgentToolResult) => void;
+    const t = tool("t", (_id, _args, _signal, onUpdate) => ((report = onUpdate!), new Promise<AgentToolResult>((resolve) => (answer = resolve))));
+    const seen = collect(executeToolCall(prepare(t), environment()));
+    seen.subscription.unsubscribe();
+    report(textResult("late"));
+    answer(textResult("late"));
+    await tick();
+    await tick();
+    expect(seen.notes).toEqual([]);
+    expect(heard).toEqual([]);
+  });
+
+  it("R4 L10: a promise tool that settles after the grace gave up on it sends no second result", async () => {
+    listen();
+    const scheduler = newScheduler();
+    const run = new AbortController();
+    let answer!: (value: AgentToolResult) => void;
+    const t = tool("t", () => new Promise<AgentToolResult>((resolve) => (answer = resolve)));
+    const seen = collect(executeToolCall(prepare(t), environment({ signal: run.signal, scheduler, abortGraceMs: 5 })));
+    run.abort();
+    scheduler.flush();
+    answer(textResult("late"));
+    await tick();
+    await tick();
+    expect(seen.labels).toEqual(["R:Operation aborted!"]);
+    expect(heard).toEqual([]);
+  });
+
+  it("L10: an Observable tool's onUpdate after it was unsubscribed sends nothing at all", async () => {
+    listen();
+    let report!: (r: AgentToolResult) => void;
+    const t = tool("t", (_id, _args, _signal, onUpdate) => ((report = onUpdate!), NEVER.pipe(map(() => textResult("x")))));
+    const seen = collect(executeToolCall(prepare(t), environment()));
+    seen.subscription.unsubscribe();
+    report(textResult("late"));
+    await tick();
+    expect(seen.notes).toEqual([]);
+    expect(heard).toEqual([]);
   });
 });
 
@@ -394,7 +450,7 @@ describe("L10: an Observable tool and the abort", () => {
     expect(seen.done()).toBe(true);
   });
 
-  it("L10: a tool that completes while it is subscribed leaves no listener on the signal", () => {
+  it("L10: no listener is left on the signal by a tool that was unsubscribed, nor by one that completed while it was subscribed", () => {
     const run = new AbortController();
     const seen = collect(executeToolCall(prepare(tool("t", () => NEVER.pipe(map(() => textResult("x"))))), environment({ signal: run.signal })));
     seen.subscription.unsubscribe();

@@ -117,6 +117,24 @@ describe("R3: concurrencyKey", () => {
     expect(ran.results).toEqual(["x1", "y1", "x2", "n", "y2"]);
   });
 
+  it("R3 T4 L12: calls that end synchronously still start in source order, lane or not, with and without a limit", () => {
+    for (const config of [{}, { maxConcurrency: 1 }, { maxConcurrency: 2 }]) {
+      const ran: string[] = [];
+      const sync = tool("s", (_id, args) => (ran.push((args as { id: string }).id), textResult("ok")), { type: "object" }, { concurrencyKey: (args) => (args as { key?: string }).key });
+      const calls = [{ id: "a", key: "k" }, { id: "b" }, { id: "c", key: "k" }, { id: "d", key: "j" }];
+      const provider = fauxProvider([{ content: calls.map((c) => fauxToolCall("s", c, c.id)) }, { content: "done" }]);
+      const events: AgentEvent[] = [];
+      agentLoop([user("go")], contextWith([sync]), { model, ...config }, undefined, provider).subscribe((e) => events.push(e));
+      expect(ran).toEqual(["a", "b", "c", "d"]);
+      expect(events.flatMap((e) => (e.type === "tool_execution_end" ? [e.toolCallId] : []))).toEqual(["a", "b", "c", "d"]);
+    }
+  });
+
+  it("R3: a batch whose calls all have keys (no limit, no approval) still runs each lane in order", () => {
+    const ran = runBatch([{ id: "x1", ms: 2, key: "x" }, { id: "x2", ms: 1, key: "x" }, { id: "y1", ms: 1, key: "y" }], {}, keyed);
+    expect(ran.log).toEqual(["0 start x1", "0 start y1", "1 end y1", "2 end x1", "2 start x2", "3 end x2"]);
+  });
+
   it("R3: keys and a limit compose: a lane holds one slot at a time", () => {
     const ran = runBatch(
       [
