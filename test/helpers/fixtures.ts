@@ -1,6 +1,7 @@
 import type { Observable } from "rxjs";
 import { createInitialSystemMessage, emptyUsage } from "../../src/index.js";
 import type { AgentContext, AgentEvent, AgentMessage, AgentTool, AgentToolResult, AssistantMessage, AssistantMessageEvent, Model, UserMessage } from "../../src/index.js";
+import type { ToolCallEnvironment } from "../../src/tools/prepare-tool-call.js";
 
 export const model: Model = { id: "faux-1", api: "faux", provider: "faux" };
 
@@ -93,4 +94,20 @@ export function protocolEvents(message: AssistantMessage): AssistantMessageEvent
  */
 export function contextWith(tools: AgentTool[], messages: AgentMessage[] = []): AgentContext {
   return { messages: [createInitialSystemMessage("You are a test agent.", tools)!, ...messages], tools };
+}
+
+/**
+ * The environment of one message's tool calls for unit tests of the pipeline's stages: no tools,
+ * a signal nobody aborts, a clock at 0, a validator that accepts anything; `extra` overrides.
+ */
+export function toolEnvironment(extra: Partial<ToolCallEnvironment> = {}): ToolCallEnvironment {
+  return {
+    tools: [],
+    context: { messages: [] },
+    assistantMessage: assistantMessage("", "toolUse"),
+    signal: new AbortController().signal,
+    now: () => 0,
+    validator: { name: "none", compile: () => () => undefined },
+    ...extra,
+  };
 }

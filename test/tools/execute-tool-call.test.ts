@@ -9,8 +9,8 @@ import { config, map, NEVER, Observable, type SchedulerAction, type SchedulerLik
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentTool, AgentToolResult } from "../../src/index.js";
 import { executeToolCall, timedOutText, type ToolExecutionNote } from "../../src/tools/execute-tool-call.js";
-import type { PreparedToolCall, ToolCallEnvironment } from "../../src/tools/prepare-tool-call.js";
-import { assistantMessage, textOf, textResult, tool } from "../helpers/fixtures.js";
+import type { PreparedToolCall } from "../../src/tools/prepare-tool-call.js";
+import { textOf, textResult, tool, toolEnvironment } from "../helpers/fixtures.js";
 import { newScheduler } from "../helpers/marbles.js";
 
 /** A scheduler that counts the actions it holds that have not run or been cancelled. */
@@ -47,17 +47,6 @@ function prepare(t: AgentTool): PreparedToolCall {
   return { kind: "prepared", toolCall: { type: "toolCall", id: "c1", name: t.name, arguments: {} }, tool: t, args: {} };
 }
 
-function environment(extra: Partial<ToolCallEnvironment> = {}): ToolCallEnvironment {
-  return {
-    tools: [],
-    context: { messages: [] },
-    assistantMessage: assistantMessage("", "toolUse"),
-    signal: new AbortController().signal,
-    now: () => 0,
-    validator: { name: "none", compile: () => () => undefined },
-    ...extra,
-  };
-}
 
 /** `u:<text>` for an update, `R:<text>` for the result (with `!` when it is an error). */
 function label(note: ToolExecutionNote): string {
@@ -80,7 +69,7 @@ describe("T1: an Observable tool's progress", () => {
     const lines: string[] = [];
     scheduler.run(({ cold }) => {
       const t = tool("t", () => cold(marbles, results(values)));
-      executeToolCall(prepare(t), environment({ scheduler })).subscribe((note) => lines.push(`${scheduler.now()} ${label(note)}`));
+      executeToolCall(prepare(t), toolEnvironment({ scheduler })).subscribe((note) => lines.push(`${scheduler.now()} ${label(note)}`));
     });
     return lines;
   }
@@ -113,10 +102,10 @@ describe("T1: an Observable tool's progress", () => {
           s.next(textResult("q"));
           if (complete) s.complete();
         }));
-      executeToolCall(prepare(sync(true)), environment({ scheduler: counting })).subscribe((note) => lines.push(`a ${label(note)}`));
+      executeToolCall(prepare(sync(true)), toolEnvironment({ scheduler: counting })).subscribe((note) => lines.push(`a ${label(note)}`));
       expect(counting.scheduled).toBe(0);
       // p is shown when q arrives; q when the task that subscribed ends.
-      executeToolCall(prepare(sync(false)), environment({ scheduler: counting })).subscribe((note) => lines.push(`b ${label(note)}`));
+      executeToolCall(prepare(sync(false)), toolEnvironment({ scheduler: counting })).subscribe((note) => lines.push(`b ${label(note)}`));
       expect(lines).toEqual(["a u:p", "a R:q", "b u:p"]);
       expect(counting.pending).toBe(1);
     });
@@ -131,7 +120,7 @@ describe("T1: an Observable tool's progress", () => {
         s.next(textResult("p"));
         return cold("--(r|)", results({ r: "r" })).subscribe(s);
       }));
-      executeToolCall(prepare(t), environment({ scheduler })).subscribe((note) => lines.push(`${scheduler.now()} ${label(note)}`));
+      executeToolCall(prepare(t), toolEnvironment({ scheduler })).subscribe((note) => lines.push(`${scheduler.now()} ${label(note)}`));
       expect(lines).toEqual([]);
     });
     expect(lines).toEqual(["0 u:p", "2 R:r"]);
@@ -141,7 +130,7 @@ describe("T1: an Observable tool's progress", () => {
     const scheduler = newScheduler();
     const counting = new CountingScheduler(scheduler);
     const values = new Subject<AgentToolResult>();
-    const seen = collect(executeToolCall(prepare(tool("t", () => values)), environment({ scheduler: counting })));
+    const seen = collect(executeToolCall(prepare(tool("t", () => values)), toolEnvironment({ scheduler: counting })));
     values.next(textResult("p"));
     expect(counting.pending).toBe(1);
     seen.subscription.unsubscribe();
@@ -156,7 +145,7 @@ describe("T1: an Observable tool's progress", () => {
       const scheduler = newScheduler();
       const counting = new CountingScheduler(scheduler);
       const values = new Subject<AgentToolResult>();
-      const seen = collect(executeToolCall(prepare(tool("t", () => values)), environment({ scheduler: counting })));
+      const seen = collect(executeToolCall(prepare(tool("t", () => values)), toolEnvironment({ scheduler: counting })));
       values.next(textResult("p"));
       if (end === "error") values.error(new Error("broke"));
       else values.complete();
@@ -168,7 +157,7 @@ describe("T1: an Observable tool's progress", () => {
 
   it("T1: without a scheduler, a standing value is shown in a later task (asap)", async () => {
     const values = new Subject<AgentToolResult>();
-    const seen = collect(executeToolCall(prepare(tool("t", () => values)), environment()));
+    const seen = collect(executeToolCall(prepare(tool("t", () => values)), toolEnvironment()));
     values.next(textResult("p"));
     expect(seen.labels).toEqual([]);
     await Promise.resolve();
@@ -188,11 +177,11 @@ describe("T3: the result", () => {
       s.next(textResult("r"));
       s.complete();
     }));
-    const seen = collect(executeToolCall(prepare(t), environment({ now: () => clock })));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment({ now: () => clock })));
     expect(seen.notes).toEqual([{ type: "result", result: textResult("r"), isError: false, durationMs: 40 }]);
     expect("cancellation" in seen.notes[0]!).toBe(false);
     // A clock that went back while the tool ran.
-    const backwards = collect(executeToolCall(prepare(tool("t", () => ((clock = 0), textResult("r")))), environment({ now: () => clock })));
+    const backwards = collect(executeToolCall(prepare(tool("t", () => ((clock = 0), textResult("r")))), toolEnvironment({ now: () => clock })));
     expect((backwards.notes[0] as { durationMs: number }).durationMs).toBe(0);
   });
 
@@ -202,7 +191,7 @@ describe("T3: the result", () => {
       let answer!: (value: AgentToolResult) => void;
       let refuse!: (error: Error) => void;
       const t = tool("t", () => new Promise<AgentToolResult>((resolve, reject) => ((answer = resolve), (refuse = reject))));
-      const seen = collect(executeToolCall(prepare(t), environment({ signal: run.signal })));
+      const seen = collect(executeToolCall(prepare(t), toolEnvironment({ signal: run.signal })));
       run.abort();
       if (settle === "reject") refuse(new Error("gave up"));
       else answer(textResult("late"));
@@ -213,7 +202,7 @@ describe("T3: the result", () => {
   });
 
   it("T3: a promise tool that settles without an abort has no cancellation", async () => {
-    const seen = collect(executeToolCall(prepare(tool("t", () => Promise.reject(new Error("no")))), environment()));
+    const seen = collect(executeToolCall(prepare(tool("t", () => Promise.reject(new Error("no")))), toolEnvironment()));
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(seen.labels).toEqual(["R:no!"]);
     expect("cancellation" in seen.notes[0]!).toBe(false);
@@ -225,7 +214,7 @@ describe("T3: the result", () => {
     const run = new AbortController();
     let answer!: (value: AgentToolResult) => void;
     const t = tool("t", () => new Promise<AgentToolResult>((resolve) => (answer = resolve)), { type: "object" }, { timeoutMs: 50 });
-    const seen = collect(executeToolCall(prepare(t), environment({ signal: run.signal, scheduler: counting, abortGraceMs: 10 })));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment({ signal: run.signal, scheduler: counting, abortGraceMs: 10 })));
     expect(counting.pending).toBe(1);
     seen.subscription.unsubscribe();
     expect(counting.pending).toBe(0);
@@ -256,7 +245,7 @@ describe("L10: nothing after the end", () => {
     let answer!: (value: AgentToolResult) => void;
     let report!: (r: AgentToolResult) => void;
     const t = tool("t", (_id, _args, _signal, onUpdate) => ((report = onUpdate!), new Promise<AgentToolResult>((resolve) => (answer = resolve))));
-    const seen = collect(executeToolCall(prepare(t), environment()));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment()));
     seen.subscription.unsubscribe();
     report(textResult("late"));
     answer(textResult("late"));
@@ -272,7 +261,7 @@ describe("L10: nothing after the end", () => {
     const run = new AbortController();
     let answer!: (value: AgentToolResult) => void;
     const t = tool("t", () => new Promise<AgentToolResult>((resolve) => (answer = resolve)));
-    const seen = collect(executeToolCall(prepare(t), environment({ signal: run.signal, scheduler, abortGraceMs: 5 })));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment({ signal: run.signal, scheduler, abortGraceMs: 5 })));
     run.abort();
     scheduler.flush();
     answer(textResult("late"));
@@ -286,7 +275,7 @@ describe("L10: nothing after the end", () => {
     listen();
     let report!: (r: AgentToolResult) => void;
     const t = tool("t", (_id, _args, _signal, onUpdate) => ((report = onUpdate!), NEVER.pipe(map(() => textResult("x")))));
-    const seen = collect(executeToolCall(prepare(t), environment()));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment()));
     seen.subscription.unsubscribe();
     report(textResult("late"));
     await tick();
@@ -301,7 +290,7 @@ describe("R2: a tool's time limit", () => {
     const run = new AbortController();
     let toolSignal!: AbortSignal;
     const t = tool("slow", (_id, _args, signal) => ((toolSignal = signal), new Promise<AgentToolResult>(() => undefined)), { type: "object" }, { timeoutMs: 30 });
-    const seen = collect(executeToolCall(prepare(t), environment({ signal: run.signal, scheduler, now: () => scheduler.now() })));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment({ signal: run.signal, scheduler, now: () => scheduler.now() })));
     expect(toolSignal).not.toBe(run.signal);
     scheduler.flush();
     expect(toolSignal.aborted).toBe(true);
@@ -316,7 +305,7 @@ describe("R2: a tool's time limit", () => {
     for (const [own, run, expected] of [[undefined, 20, 20], [5, 20, 5]] as const) {
       const scheduler = newScheduler();
       const t = tool("t", () => new Promise<AgentToolResult>(() => undefined), { type: "object" }, own === undefined ? {} : { timeoutMs: own });
-      const seen = collect(executeToolCall(prepare(t), environment({ scheduler, now: () => scheduler.now(), toolTimeoutMs: run })));
+      const seen = collect(executeToolCall(prepare(t), toolEnvironment({ scheduler, now: () => scheduler.now(), toolTimeoutMs: run })));
       scheduler.flush();
       expect(seen.notes).toMatchObject([{ isError: true, durationMs: expected }]);
     }
@@ -326,7 +315,7 @@ describe("R2: a tool's time limit", () => {
     const scheduler = newScheduler();
     let unsubscribed = false;
     const t = tool("t", () => new Observable<AgentToolResult>(() => () => (unsubscribed = true)), { type: "object" }, { timeoutMs: 10 });
-    const seen = collect(executeToolCall(prepare(t), environment({ scheduler })));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment({ scheduler })));
     scheduler.flush();
     expect(unsubscribed).toBe(true);
     expect(seen.labels).toEqual(['R:Tool "t" timed out after 10 ms and was stopped.!']);
@@ -338,7 +327,7 @@ describe("R2: a tool's time limit", () => {
     const run = new AbortController();
     let toolSignal!: AbortSignal;
     const t = tool("t", (_id, _args, signal) => ((toolSignal = signal), new Promise<AgentToolResult>(() => undefined)), { type: "object" }, { timeoutMs: 10 });
-    const seen = collect(executeToolCall(prepare(t), environment({ signal: run.signal, scheduler })));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment({ signal: run.signal, scheduler })));
     run.abort(new Error("user stop"));
     // The run's abort reaches the tool's own signal at once, with the run's reason.
     expect(toolSignal.aborted).toBe(true);
@@ -350,7 +339,7 @@ describe("R2: a tool's time limit", () => {
   it("R2: a limit the call ended before is cancelled: nothing is left on the scheduler", () => {
     const scheduler = newScheduler();
     const counting = new CountingScheduler(scheduler);
-    const seen = collect(executeToolCall(prepare(tool("t", () => textResult("r"), { type: "object" }, { timeoutMs: 10 })), environment({ scheduler: counting, abortGraceMs: 5 })));
+    const seen = collect(executeToolCall(prepare(tool("t", () => textResult("r"), { type: "object" }, { timeoutMs: 10 })), toolEnvironment({ scheduler: counting, abortGraceMs: 5 })));
     expect(seen.labels).toEqual(["R:r"]);
     expect(counting.pending).toBe(0);
   });
@@ -360,7 +349,7 @@ describe("R2: a tool's time limit", () => {
     const run = new AbortController();
     let toolSignal!: AbortSignal;
     const t = tool("t", (_id, _args, signal) => ((toolSignal = signal), textResult("r")), { type: "object" }, { timeoutMs: 10 });
-    const seen = collect(executeToolCall(prepare(t), environment({ signal: run.signal, scheduler })));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment({ signal: run.signal, scheduler })));
     expect(seen.labels).toEqual(["R:r"]);
     expect(getEventListeners(run.signal, "abort")).toHaveLength(0);
     run.abort();
@@ -382,19 +371,19 @@ describe("R2: a tool's time limit", () => {
       const t = tool("t", (_id, _args, signal) => (signals.push(signal), new Promise<AgentToolResult>(() => undefined)), { type: "object" }, { timeoutMs: 10 });
 
       const run = new AbortController();
-      collect(executeToolCall(prepare(t), environment({ signal: run.signal, scheduler })));
+      collect(executeToolCall(prepare(t), toolEnvironment({ signal: run.signal, scheduler })));
       run.abort(new Error("user stop"));
       expect(signals[0]!.aborted).toBe(true);
       expect((signals[0]!.reason as Error).message).toBe("user stop");
 
-      collect(executeToolCall(prepare(t), environment({ scheduler })));
+      collect(executeToolCall(prepare(t), toolEnvironment({ scheduler })));
       scheduler.flush();
       expect(signals[1]!.aborted).toBe(true);
       expect((signals[1]!.reason as DOMException).name).toBe("TimeoutError");
 
       const aborted = new AbortController();
       aborted.abort(new Error("before"));
-      collect(executeToolCall(prepare(t), environment({ signal: aborted.signal, scheduler })));
+      collect(executeToolCall(prepare(t), toolEnvironment({ signal: aborted.signal, scheduler })));
       expect(signals[2]!.aborted).toBe(true);
       expect((signals[2]!.reason as Error).message).toBe("before");
     });
@@ -406,7 +395,7 @@ describe("R4: abort grace", () => {
     const scheduler = newScheduler();
     const run = new AbortController();
     const t = tool("t", () => new Promise<AgentToolResult>(() => undefined));
-    const seen = collect(executeToolCall(prepare(t), environment({ signal: run.signal, scheduler, now: () => scheduler.now(), abortGraceMs: 25 })));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment({ signal: run.signal, scheduler, now: () => scheduler.now(), abortGraceMs: 25 })));
     scheduler.schedule(() => run.abort(), 5);
     scheduler.flush();
     expect(seen.notes).toEqual([{ type: "result", result: { content: [{ type: "text", text: "Operation aborted" }], details: {} }, isError: true, durationMs: 30, cancellation: "ignored" }]);
@@ -416,7 +405,7 @@ describe("R4: abort grace", () => {
     const scheduler = newScheduler();
     const counting = new CountingScheduler(scheduler);
     const run = new AbortController();
-    const seen = collect(executeToolCall(prepare(tool("t", () => textResult("r"))), environment({ signal: run.signal, scheduler: counting, abortGraceMs: 25 })));
+    const seen = collect(executeToolCall(prepare(tool("t", () => textResult("r"))), toolEnvironment({ signal: run.signal, scheduler: counting, abortGraceMs: 25 })));
     expect(seen.labels).toEqual(["R:r"]);
     expect(getEventListeners(run.signal, "abort")).toHaveLength(0);
     run.abort();
@@ -429,7 +418,7 @@ describe("L10: an Observable tool and the abort", () => {
     const run = new AbortController();
     let unsubscribed = false;
     const t = tool("t", () => new Observable<AgentToolResult>(() => () => (unsubscribed = true)));
-    const seen = collect(executeToolCall(prepare(t), environment({ signal: run.signal })));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment({ signal: run.signal })));
     expect(getEventListeners(run.signal, "abort")).toHaveLength(1);
     run.abort();
     expect(unsubscribed).toBe(true);
@@ -444,7 +433,7 @@ describe("L10: an Observable tool and the abort", () => {
       run.abort();
       return () => (unsubscribed = true);
     }));
-    const seen = collect(executeToolCall(prepare(t), environment({ signal: run.signal })));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment({ signal: run.signal })));
     expect(unsubscribed).toBe(true);
     expect(seen.notes).toMatchObject([{ isError: true, cancellation: "stopped" }]);
     expect(seen.done()).toBe(true);
@@ -452,10 +441,10 @@ describe("L10: an Observable tool and the abort", () => {
 
   it("L10: no listener is left on the signal by a tool that was unsubscribed, nor by one that completed while it was subscribed", () => {
     const run = new AbortController();
-    const seen = collect(executeToolCall(prepare(tool("t", () => NEVER.pipe(map(() => textResult("x"))))), environment({ signal: run.signal })));
+    const seen = collect(executeToolCall(prepare(tool("t", () => NEVER.pipe(map(() => textResult("x"))))), toolEnvironment({ signal: run.signal })));
     seen.subscription.unsubscribe();
     expect(getEventListeners(run.signal, "abort")).toHaveLength(0);
-    const once = collect(executeToolCall(prepare(tool("t", () => new Observable<AgentToolResult>((s) => (s.next(textResult("r")), s.complete())))), environment({ signal: run.signal })));
+    const once = collect(executeToolCall(prepare(tool("t", () => new Observable<AgentToolResult>((s) => (s.next(textResult("r")), s.complete())))), toolEnvironment({ signal: run.signal })));
     expect(once.labels).toEqual(["R:r"]);
     expect(getEventListeners(run.signal, "abort")).toHaveLength(0);
   });
@@ -465,7 +454,7 @@ describe("L10: an Observable tool and the abort", () => {
     const run = new AbortController();
     for (const stop of ["timeout", "abort"] as const) {
       const t = tool("t", (_id, _args, _signal, onUpdate) => new Observable<AgentToolResult>(() => () => onUpdate!(textResult("cleaning up"))), { type: "object" }, stop === "timeout" ? { timeoutMs: 10 } : {});
-      const seen = collect(executeToolCall(prepare(t), environment({ signal: stop === "abort" ? run.signal : new AbortController().signal, scheduler })));
+      const seen = collect(executeToolCall(prepare(t), toolEnvironment({ signal: stop === "abort" ? run.signal : new AbortController().signal, scheduler })));
       if (stop === "abort") run.abort();
       scheduler.flush();
       expect(seen.notes).toHaveLength(1);
@@ -476,7 +465,7 @@ describe("L10: an Observable tool and the abort", () => {
   it("T1: a tool's onUpdate after its result is dropped", () => {
     let report!: (r: AgentToolResult) => void;
     const t = tool("t", (_id, _args, _signal, onUpdate) => ((report = onUpdate!), textResult("r")));
-    const seen = collect(executeToolCall(prepare(t), environment()));
+    const seen = collect(executeToolCall(prepare(t), toolEnvironment()));
     report(textResult("late"));
     expect(seen.labels).toEqual(["R:r"]);
   });

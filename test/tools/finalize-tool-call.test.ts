@@ -8,22 +8,14 @@ import { describe, expect, it } from "vitest";
 import type { AfterToolCallResult, ToolCallOutcome, Usage } from "../../src/index.js";
 import { type ExecutedToolCall, finalizeToolCall } from "../../src/tools/finalize-tool-call.js";
 import type { PreparedToolCall, ToolCallEnvironment } from "../../src/tools/prepare-tool-call.js";
-import { assistantMessage, textResult, tool } from "../helpers/fixtures.js";
+import { assistantMessage, textResult, tool, toolEnvironment } from "../helpers/fixtures.js";
 
 const echo = tool("echo", () => textResult("unused"));
 const prepared: PreparedToolCall = { kind: "prepared", toolCall: { type: "toolCall", id: "c1", name: "echo", arguments: { a: 1 } }, tool: echo, args: { a: 1 } };
 const usage = (n: number): Usage => ({ input: n, output: n, cacheRead: 0, cacheWrite: 0, totalTokens: 2 * n, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
 
 function env(afterToolCall?: () => AfterToolCallResult | undefined): ToolCallEnvironment {
-  return {
-    tools: [echo],
-    context: { messages: [], tools: [echo] },
-    assistantMessage: assistantMessage([prepared.toolCall], "toolUse"),
-    signal: new AbortController().signal,
-    now: () => 0,
-    validator: { name: "none", compile: () => () => undefined },
-    ...(afterToolCall ? { afterToolCall } : {}),
-  };
+  return toolEnvironment({ tools: [echo], context: { messages: [], tools: [echo] }, assistantMessage: assistantMessage([prepared.toolCall], "toolUse"), ...(afterToolCall ? { afterToolCall } : {}) });
 }
 
 /** The one outcome, delivered synchronously (SPEC L12: a plain hook answer adds no microtask). */

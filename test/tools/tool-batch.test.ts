@@ -8,10 +8,9 @@ import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentTool, AgentToolResult, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
 import { Emitter } from "../../src/loop/emitter.js";
-import type { ToolCallEnvironment } from "../../src/tools/prepare-tool-call.js";
 import { executeToolBatch, type ToolBatchResult } from "../../src/tools/tool-batch.js";
 import { truncatedToolCallText } from "../../src/tools/tool-result.js";
-import { agentEnd, assistantMessage, collectSync, committed, contextWith, model, roles, textOf, textResult, tool, types, user } from "../helpers/fixtures.js";
+import { agentEnd, collectSync, committed, contextWith, model, roles, textOf, textResult, tool, toolEnvironment, types, user } from "../helpers/fixtures.js";
 import { labelsByFrame, newScheduler, timerTool } from "../helpers/marbles.js";
 
 function resultsOf(events: readonly AgentEvent[]): ToolResultMessage[] {
@@ -288,7 +287,7 @@ describe("T4: the batch's events and result", () => {
 
   it("T4: an empty batch (a resumed turn whose calls all have results) asks for no stop, in either mode (L6)", () => {
     for (const mode of ["parallel", "sequential"] as const) {
-      const env: ToolCallEnvironment = { tools: [], context: { messages: [] }, assistantMessage: assistantMessage("", "toolUse"), signal: new AbortController().signal, now: () => 0, validator: { name: "none", compile: () => () => undefined } };
+      const env = toolEnvironment();
       const batches: ToolBatchResult[] = [];
       const events: unknown[] = [];
       executeToolBatch([], env, mode, new Emitter(undefined), (batch) => (batches.push(batch), EMPTY)).subscribe((e) => events.push(e));
