@@ -38,8 +38,8 @@ export class CallBudget {
     const { maxToolCalls, maxRepeatedCalls, onLimit } = this.limits;
     if (this.reached) return `Tool call "${call.name}" was not run: the run is ending. ${this.reached.message}`;
     if (maxRepeatedCalls !== undefined) {
-      const signature = `${call.name}\u0000${canonicalJson(args)}`;
-      const repeats = signature === this.last ? this.repeats + 1 : 1;
+      const signature = signatureOf(call, args);
+      const repeats = signature !== undefined && signature === this.last ? this.repeats + 1 : 1;
       if (repeats >= maxRepeatedCalls) {
         // `last` is this signature already: maxRepeatedCalls is at least 2.
         this.repeats = repeats;
@@ -50,14 +50,31 @@ export class CallBudget {
       this.last = signature;
       this.repeats = repeats;
     }
-    if (maxToolCalls !== undefined && this.calls >= maxToolCalls) {
-      const reason = limitReached("maxToolCalls", maxToolCalls, this.calls);
+    // No maxToolCalls: no count reaches it.
+    const allowed = maxToolCalls ?? Infinity;
+    if (this.calls >= allowed) {
+      const reason = limitReached("maxToolCalls", allowed, this.calls);
       if (onLimit !== "tell") this.reached = reason;
-      return `Tool call "${call.name}" was not run: the run has used its ${maxToolCalls} tool call${maxToolCalls === 1 ? "" : "s"}. Answer with what you have.`;
+      return `Tool call "${call.name}" was not run: the run has used its ${allowed} tool call${allowed === 1 ? "" : "s"}. Answer with what you have.`;
     }
     this.calls++;
     return undefined;
   }
+}
+
+/**
+ * What makes two calls the same: the tool and its arguments, keys in any order. `undefined` for
+ * arguments JSON cannot write (a `BigInt` or a cycle a `prepareArguments` hook made): such a
+ * call is never a repeat, and the run goes on.
+ */
+function signatureOf(call: ToolCall, args: unknown): string | undefined {
+  let json: string;
+  try {
+    json = canonicalJson(args);
+  } catch {
+    return undefined;
+  }
+  return `${call.name}\u0000${json}`;
 }
 
 function ordinal(n: number): string {

@@ -46,8 +46,8 @@ export function approvalRequestEvent(prepared: PreparedToolCall): AgentEvent {
   return { type: "tool_approval_request", toolCallId: toolCall.id, toolName: toolCall.name, args: prepared.args };
 }
 
-/** What the wait for an answer came to. */
-type Answer = ToolApprovalDecision | "aborted" | Failure;
+/** What the wait for an answer came to: `undefined` when the run was aborted first. */
+type Answer = ToolApprovalDecision | Failure | undefined;
 
 /**
  * Waits for the answer to a call's approval, announces it with `tool_approval_end`, then goes
@@ -70,7 +70,7 @@ export function awaitApproval(
   const { toolCall } = prepared;
   // Preflight sent calls without an approver their error result already (see needingApproval).
   const ask = env.requestApproval!;
-  if (env.signal.aborted) return answered(prepared, "aborted", env, emitter, go, decided);
+  if (env.signal.aborted) return answered(prepared, undefined, env, emitter, go, decided);
   const request = { toolCallId: toolCall.id, toolName: toolCall.name, args: prepared.args };
   const answer = maybeAsync<Answer>(() => ask(request, env.signal), asFailure);
   if (!(answer instanceof Observable)) return answered(prepared, answer, env, emitter, go, decided);
@@ -78,23 +78,38 @@ export function awaitApproval(
 }
 
 /**
- * The answer, or `"aborted"` as soon as the signal fires first: one value either way. An abort
- * that comes while the answer is being handled (from a listener of `tool_approval_end`) is the
- * run's, not a second answer.
+ * The answer, or `undefined` as soon as the signal fires first (or at once, when an approver
+ * aborted the run before it returned a promise): one value either way. The answer never errors:
+ * `asFailure` made a failure a value. Unsubscribing leaves no listener on the signal.
+ *
+ * ```text
+ * answer:  ----a|
+ * result:  ----(a|)
+ * abort at 2:
+ * result:  --(u|)     (u: undefined; the answer is unsubscribed)
+ * ```
+ *
+ * @example
+ * ```ts
+ * untilAborted(answer$, signal).subscribe((answer) => answer === undefined ? "aborted" : answer);
+ * ```
+ *
+ * @internal
  */
-function untilAborted(answer: Observable<Answer>, signal: AbortSignal): Observable<Answer> {
+export function untilAborted(answer: Observable<Answer>, signal: AbortSignal): Observable<Answer> {
   return new Observable<Answer>((subscriber) => {
-    let settled = false;
     const settle = (value: Answer): void => {
-      if (settled) return;
-      settled = true;
+      // Before the value goes on: an abort from a listener of `tool_approval_end` is the run's, not a second answer.
       signal.removeEventListener("abort", onAbort);
       subscriber.next(value);
       subscriber.complete();
     };
-    const onAbort = (): void => settle("aborted");
+    const onAbort = (): void => settle(undefined);
     signal.addEventListener("abort", onAbort);
-    const inner = answer.subscribe({ next: settle, error: (error: unknown) => subscriber.error(error) });
+    // Subscribed even when the signal has fired, so a promise's rejection is handled.
+    const inner = answer.subscribe(settle);
+    // An abort before the listener was added: nothing else would end the wait. (A settled subscriber ignores it.)
+    if (signal.aborted) settle(undefined);
     return () => {
       signal.removeEventListener("abort", onAbort);
       inner.unsubscribe();
@@ -118,7 +133,8 @@ function answered(
     return event;
   };
   const then = (event: AgentEvent, next: () => Observable<AgentEvent>): Observable<AgentEvent> => emitter.oneThen(event, next);
-  if (answer === "aborted" || (env.signal.aborted && !(answer instanceof Failure))) return then(end(false, "aborted"), () => decided(notStarted(toolCall)));
+  // An abort wins over any answer but a failure, also over one that came with it (an approver that aborts the run and approves).
+  if (env.signal.aborted && !(answer instanceof Failure)) return then(end(false, "aborted"), () => decided(notStarted(toolCall)));
   if (answer instanceof Failure) return then(end(false, "requestApproval failed"), () => decided(errorOutcome(toolCall, `requestApproval failed: ${describeError(answer.error)}`)));
   if (!isDecision(answer)) {
     return then(end(false, "no decision"), () => decided(errorOutcome(toolCall, `requestApproval must answer { approved: true } or { approved: false, reason }, got ${describe(answer)}.`)));

@@ -146,6 +146,16 @@ describe("R2: call limits", () => {
     expect(agentEnd(events).limit).toMatchObject({ limit: "maxRepeatedCalls", value: 3, used: 3 });
   });
 
+  it("R2: arguments a prepareArguments hook made that JSON cannot write (a BigInt) run under the breaker; the run does not fail", () => {
+    const kinds: string[] = [];
+    const big = tool("big", (_id, args) => (kinds.push(typeof (args as { n: unknown }).n), textResult("ok")), { type: "object" }, { prepareArguments: () => ({ n: 1n }) });
+    const provider = fauxProvider([{ content: [fauxToolCall("big", {}, "1")] }, { content: [fauxToolCall("big", {}, "2")] }, { content: "done" }]);
+    const events = collectSync(agentLoop([user("go")], contextWith([big]), { model, limits: { maxRepeatedCalls: 2 } }, undefined, provider));
+    expect(kinds).toEqual(["bigint", "bigint"]);
+    expect(toolResults(events).map(textOf)).toEqual(["ok", "ok"]);
+    expect(agentEnd(events).limit).toBeUndefined();
+  });
+
   it("R2: the same arguments in another key order are the same call; other arguments reset the count", () => {
     let n = 0;
     const script: FauxScriptEntry[] = [

@@ -77,4 +77,27 @@ describe("CallBudget (SPEC R2)", () => {
     expect(CallBudget.needed({ maxToolCalls: 3 })).toBe(true);
     expect(CallBudget.needed({ maxRepeatedCalls: 2 })).toBe(true);
   });
+
+  it("R2: arguments JSON cannot write (a BigInt, a cycle) are never a repeat, and the breaker does not fail on them", () => {
+    const budget = new CallBudget({ maxRepeatedCalls: 2, onLimit: "tell" });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect([{ n: 1n }, { n: 1n }, cyclic, cyclic].map((args, i) => budget.admit(call("big", `c${i}`), args))).toEqual([undefined, undefined, undefined, undefined]);
+    // A writable call after them starts a row of its own.
+    expect(budget.admit(call("big", "c4"), { n: 1 })).toBeUndefined();
+    expect(budget.admit(call("big", "c5"), { n: 1 })).toMatch(/2nd call in a row/);
+  });
+
+  it("R2: without the repeated-call breaker the arguments are never read", () => {
+    let reads = 0;
+    const args = {
+      get path(): string {
+        reads++;
+        return "/a";
+      },
+    };
+    const budget = new CallBudget({ maxToolCalls: 5 });
+    for (let i = 0; i < 3; i++) expect(budget.admit(call("read", `c${i}`), args)).toBeUndefined();
+    expect(reads).toBe(0);
+  });
 });

@@ -3,7 +3,7 @@
  * every value, sharing nothing with the original.
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { copyArguments } from "../../src/tools/copy-arguments.js";
 
 /** Every object and array reachable from `value`. */
@@ -102,5 +102,105 @@ describe("T2: arguments a prepareArguments hook shapes", () => {
     const copy = copyArguments({ tagged });
     expect(copy.tagged).toStrictEqual(structuredClone({ tagged }).tagged);
     expect((copy.tagged as unknown as { label: string }).label).toBe("tags");
+  });
+});
+
+/** `levels` objects nested one in the other, the innermost holding `leaf`. */
+function nested(levels: number, leaf: unknown): Record<string, unknown> {
+  let value: Record<string, unknown> = { leaf };
+  for (let i = 1; i < levels; i++) value = { next: value };
+  return value;
+}
+
+/** Whether copying `value` handed it to `structuredClone`, and the copy. */
+function viaClone<T>(value: T): { cloned: boolean; copy: T } {
+  const spy = vi.spyOn(globalThis, "structuredClone");
+  try {
+    const copy = copyArguments(value);
+    return { cloned: spy.mock.calls.length > 0, copy };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe("T2: JSON-shaped arguments are copied without structuredClone; each other kind goes to it", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("T2: plain objects, null-prototype objects, arrays and primitives never reach structuredClone", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(viaClone(value).cloned).toBe(false);
+      }),
+    );
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: [1, { b: null }] });
+    expect(viaClone({ bare, list: [[1, { b: null }]] }).cloned).toBe(false);
+  });
+
+  it("T2: each value that is not JSON-shaped, on its own, is structuredClone's copy", () => {
+    const subArray = class extends Array<number> {};
+    const inherited = Object.assign([1, , 3], {});
+    Object.setPrototypeOf(inherited, Object.assign(Object.create(Array.prototype) as object, { 1: "from the prototype" }));
+    const holeAndProperty = Object.assign([1, , 3], { label: "x" });
+    // An index from the prototype and a property beside the items: as many own keys as indices.
+    const inheritedAndProperty = Object.assign([1, , 3], { label: "x" });
+    Object.setPrototypeOf(inheritedAndProperty, Object.getPrototypeOf(inherited) as object);
+    const cases: Record<string, unknown> = {
+      date: new Date(0),
+      map: new Map([["k", 1]]),
+      instance: new (class Point {
+        x = 1;
+      })(),
+      sparse: [1, , 3],
+      inheritedIndex: inherited,
+      holeAndProperty,
+      inheritedAndProperty,
+      cyclic: (() => {
+        const c: Record<string, unknown> = {};
+        c.self = c;
+        return c;
+      })(),
+    };
+    for (const [name, item] of Object.entries(cases)) {
+      const { cloned, copy } = viaClone({ item });
+      expect({ name, cloned }).toEqual({ name, cloned: true });
+      expect(copy).toStrictEqual(structuredClone({ item }));
+    }
+    // An Array subclass copies to a plain array either way, as structuredClone copies it.
+    expect(copyArguments({ item: subArray.from([1, 2]) })).toStrictEqual({ item: [1, 2] });
+    expect(Object.hasOwn(copyArguments({ item: inherited }).item as object, 1)).toBe(false);
+    expect((copyArguments({ item: holeAndProperty }).item as { label?: string }).label).toBe("x");
+  });
+
+  it("T2: a symbol, like a function, is refused with structuredClone's error", () => {
+    expect(() => copyArguments({ tag: Symbol("s") })).toThrow(DOMException);
+    expect(() => copyArguments([() => 1])).toThrow(DOMException);
+  });
+
+  it("T2: nesting up to 65 levels is copied directly; deeper goes to structuredClone", () => {
+    expect(viaClone(nested(65, 1)).cloned).toBe(false);
+    expect(viaClone(nested(66, 1)).cloned).toBe(true);
+    let list: unknown = [1];
+    for (let i = 1; i < 65; i++) list = [list];
+    expect(viaClone(list).cloned).toBe(false);
+    expect(viaClone([list]).cloned).toBe(true);
+    expect(viaClone(nested(66, 1)).copy).toStrictEqual(nested(66, 1));
+  });
+
+  it("T2: a Proxy of a plain object is copied as one (structuredClone would refuse it)", () => {
+    const proxy = new Proxy({ a: 1, b: [2] }, {});
+    expect(() => structuredClone(proxy)).toThrow(DOMException);
+    expect(copyArguments({ proxy })).toStrictEqual({ proxy: { a: 1, b: [2] } });
+  });
+
+  it("T2: an error thrown while the value is read (a Proxy trap) reaches the caller as it is", () => {
+    const failing = new Error("cannot list keys");
+    const trapped = new Proxy({}, { ownKeys: () => { throw failing; } });
+    expect(() => copyArguments({ trapped })).toThrow(failing);
+  });
+
+  it("T2: a \"__proto__\" key is an ordinary data property of the copy, as in structuredClone's", () => {
+    const sent = JSON.parse('{"__proto__": {"p": 1}}') as Record<string, unknown>;
+    expect(Object.getOwnPropertyDescriptor(copyArguments(sent), "__proto__")).toEqual(Object.getOwnPropertyDescriptor(structuredClone(sent), "__proto__"));
+    expect(Object.getOwnPropertyDescriptor(copyArguments(sent), "__proto__")).toMatchObject({ writable: true, enumerable: true, configurable: true });
   });
 });

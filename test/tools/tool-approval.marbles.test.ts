@@ -209,5 +209,47 @@ describe("R1: a tool that never answers", () => {
   });
 });
 
+describe("R1: a needsApproval that answers later", () => {
+  it("R1 T3: a needsApproval Observable that errors at frame 4: an error result then, nobody asked; the next call's preflight waited for it", () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const asked: string[] = [];
+      const rule = cold<boolean>("4ms #", undefined, new Error("policy store offline"));
+      const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "g"), fauxToolCall("ls", {}, "f")] }, { content: "done" }]);
+      const tools = [timerTool("rm", 1, "rm", { needsApproval: () => rule }), timerTool("ls", 2)];
+      const events: AgentEvent[] = [];
+      const run$ = agentLoop([user("go")], contextWith(tools), { model, scheduler, requestApproval: (r) => (asked.push(r.toolCallId), { approved: true }) }, undefined, provider);
+      expectObservable(run$.pipe(map((e) => (events.push(e), e)), labelsByFrame(scheduler, { updates: false }), onlyTools)).toBe("a 3ms b 1ms (c|)", {
+        a: ["tool_execution_start:g"],
+        b: ["tool_execution_end:g", "tool_execution_start:f"],
+        c: ["tool_execution_end:f"],
+      });
+      scheduler.flush();
+      expect(asked).toEqual([]);
+      expect(results(events)).toEqual([
+        ["g", true, 'needsApproval of tool "rm" failed: policy store offline'],
+        ["f", false, "ls"],
+      ]);
+    });
+  });
+
+  it("R1 R4: an abort at frame 2 while needsApproval decides (it says yes at 6): nobody asked, the call not started", () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold }) => {
+      const asked: string[] = [];
+      const controller = new AbortController();
+      scheduler.schedule(() => controller.abort(), 2);
+      const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "g")] }, { content: "done" }]);
+      const tools = [timerTool("rm", 1, "rm", { needsApproval: () => cold<boolean>("6ms (a|)", { a: true }) })];
+      const events: AgentEvent[] = [];
+      agentLoop([user("go")], contextWith(tools), { model, scheduler, requestApproval: (r) => (asked.push(r.toolCallId), { approved: true }) }, controller.signal, provider).subscribe((e) => events.push(e));
+      scheduler.flush();
+      expect(asked).toEqual([]);
+      expect(events.some((e) => e.type === "tool_approval_request")).toBe(false);
+      expect(events.find((e) => e.type === "tool_execution_end")).toMatchObject({ toolCallId: "g", cancellation: "not_started" });
+    });
+  });
+});
+
 // `timer` keeps its import used by timerTool's users above.
 void timer;

@@ -2,9 +2,12 @@
  * Approvals answered synchronously (SPEC R1, T3, L12): what `tool_approval_end` says for each
  * kind of answer, the text the model reads, and the abort cases around the question.
  */
+import { getEventListeners } from "node:events";
+import { NEVER, Subject } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentTool, ToolApprovalDecision, ToolResultMessage } from "../../src/index.js";
+import { untilAborted } from "../../src/tools/tool-approval.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { collectSync, committed, contextWith, model, textOf, textResult, tool, user } from "../helpers/fixtures.js";
 
@@ -125,5 +128,136 @@ describe("R1 R4: aborts around the question", () => {
     const events = collectSync(agentLoop([user("go")], contextWith([rm, ls]), { model, beforeToolCall, requestApproval: (r) => (asked.push(r.toolCallId), { approved: true }) }, controller.signal, provider));
     expect(asked).toEqual([]);
     expect(events.find((e) => e.type === "tool_approval_end")).toMatchObject({ toolCallId: "1", approved: false, reason: "aborted" });
+  });
+});
+
+describe("R1: whether a call asks at all", () => {
+  /** One call of `rm` with `extra`; what the approver was asked and what the model read. */
+  function askedFor(extra: Partial<AgentTool>, config: Partial<AgentLoopConfig> = {}): { asked: string[]; events: AgentEvent[]; text: string; ran: number } {
+    const asked: string[] = [];
+    let ran = 0;
+    const rm = tool("rm", () => (ran++, textResult("removed")), params, extra);
+    const provider = fauxProvider([{ content: [fauxToolCall("rm", { path: "/a" }, "1")] }, { content: "ok" }]);
+    const requestApproval = (request: { toolCallId: string }): ToolApprovalDecision => (asked.push(request.toolCallId), { approved: true });
+    const events = collectSync(agentLoop([user("go")], contextWith([rm]), { model, requestApproval, ...config }, undefined, provider));
+    const result = committed(events).find((m) => (m as ToolResultMessage).role === "toolResult") as ToolResultMessage;
+    return { asked, events, text: textOf(result), ran };
+  }
+
+  it("R1: needsApproval false, or absent: the call runs and nobody is asked", () => {
+    expect(askedFor({ needsApproval: false })).toMatchObject({ asked: [], text: "removed", ran: 1 });
+    expect(askedFor({})).toMatchObject({ asked: [], text: "removed", ran: 1 });
+  });
+
+  it("R1 T3: a needsApproval function that throws is an error result naming the tool; nobody is asked, nothing runs", () => {
+    const { asked, events, text, ran } = askedFor({
+      needsApproval: () => {
+        throw new Error("policy store offline");
+      },
+    });
+    expect(text).toBe('needsApproval of tool "rm" failed: policy store offline');
+    expect({ asked, ran }).toEqual({ asked: [], ran: 0 });
+    expect(events.some((e) => e.type === "tool_approval_request")).toBe(false);
+  });
+
+  it("R1 T3: beforeToolCall asked for approval: that stands, the tool's own rule is not asked", () => {
+    let rule = 0;
+    const needsApproval = (): boolean => {
+      rule++;
+      throw new Error("must not be asked");
+    };
+    const { asked, text, ran } = askedFor({ needsApproval }, { beforeToolCall: () => ({ needsApproval: true }) });
+    expect({ rule, asked, text, ran }).toEqual({ rule: 0, asked: ["1"], text: "removed", ran: 1 });
+  });
+});
+
+describe("R3: edited arguments of a call without a key", () => {
+  it("R3: a concurrencyKey that gives no key for the sent and for the edited arguments: the edit runs", () => {
+    const none = { concurrencyKey: () => undefined };
+    const { end, ran } = answeredWith({ approved: true, args: { path: "/b" } }, none);
+    expect(end).toMatchObject({ approved: true, args: { path: "/b" } });
+    expect(ran).toEqual([{ path: "/b" }]);
+  });
+});
+
+describe("R1 R4 L10: the wait and the run's signal", () => {
+  it("R1 R4: an approver that aborts the run and answers with something that never settles: the wait ends at once, 'aborted'", () => {
+    const controller = new AbortController();
+    const rm = tool("rm", () => textResult("removed"), params, { needsApproval: true });
+    const provider = fauxProvider([{ content: [fauxToolCall("rm", { path: "/a" }, "1")] }, { content: "ok" }]);
+    const events = collectSync(agentLoop([user("go")], contextWith([rm]), { model, requestApproval: () => (controller.abort(), NEVER) }, controller.signal, provider));
+    expect(events.find((e) => e.type === "tool_approval_end")).toMatchObject({ approved: false, reason: "aborted" });
+    expect(events.at(-1)!.type).toBe("agent_end");
+  });
+
+  it("R1 R4: an approver that aborts the run and then rejects: 'aborted', and the rejection is handled", async () => {
+    const controller = new AbortController();
+    const rm = tool("rm", () => textResult("removed"), params, { needsApproval: true });
+    const provider = fauxProvider([{ content: [fauxToolCall("rm", { path: "/a" }, "1")] }, { content: "ok" }]);
+    const rejected: Promise<ToolApprovalDecision> = new Promise((_, reject) => setTimeout(() => reject(new Error("desk closed")), 5));
+    const events = collectSync(agentLoop([user("go")], contextWith([rm]), { model, requestApproval: () => (controller.abort(), rejected) }, controller.signal, provider));
+    expect(events.find((e) => e.type === "tool_approval_end")).toMatchObject({ approved: false, reason: "aborted" });
+    // An unhandled rejection here fails the test run.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+
+  it("R1 R4: an abort from a listener of tool_approval_end is the run's: one approval end, not a second answer", () => {
+    const controller = new AbortController();
+    const answer = new Subject<ToolApprovalDecision>();
+    const rm = tool("rm", () => textResult("removed"), params, { needsApproval: true });
+    const provider = fauxProvider([{ content: [fauxToolCall("rm", { path: "/a" }, "1")] }, { content: "ok" }]);
+    const events: AgentEvent[] = [];
+    agentLoop([user("go")], contextWith([rm]), { model, requestApproval: () => answer }, controller.signal, provider).subscribe((event) => {
+      events.push(event);
+      if (event.type === "tool_approval_end") controller.abort();
+    });
+    answer.next({ approved: true });
+    answer.complete();
+    expect(events.filter((e) => e.type === "tool_approval_end")).toEqual([{ type: "tool_approval_end", toolCallId: "1", toolName: "rm", approved: true }]);
+  });
+
+  it("R1 L10: an unsubscribe while a call waits leaves no listener of the wait on the run's signal", () => {
+    let signal: AbortSignal | undefined;
+    const rm = tool("rm", () => textResult("removed"), params, { needsApproval: true });
+    const provider = fauxProvider([{ content: [fauxToolCall("rm", { path: "/a" }, "1")] }, { content: "ok" }]);
+    const subscription = agentLoop([user("go")], contextWith([rm]), { model, requestApproval: (_request, given) => ((signal = given), NEVER) }, undefined, provider).subscribe();
+    const waiting = getEventListeners(signal!, "abort").length;
+    expect(waiting).toBeGreaterThan(0);
+    subscription.unsubscribe();
+    expect(getEventListeners(signal!, "abort").length).toBeLessThan(waiting);
+    expect(getEventListeners(signal!, "abort")).toEqual([]);
+  });
+});
+
+describe("R1 L10: the wait on its own (untilAborted)", () => {
+  it("R1: the answer when it comes first; the signal's listener is gone after it", () => {
+    const controller = new AbortController();
+    const answer = new Subject<ToolApprovalDecision>();
+    const got: unknown[] = [];
+    untilAborted(answer, controller.signal).subscribe({ next: (value) => got.push(value), complete: () => got.push("complete") });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    answer.next({ approved: true });
+    expect(got).toEqual([{ approved: true }, "complete"]);
+    expect(getEventListeners(controller.signal, "abort")).toEqual([]);
+    expect(answer.observed).toBe(false);
+  });
+
+  it("R1 R4: an abort first: undefined at once, the answer unsubscribed", () => {
+    const controller = new AbortController();
+    const answer = new Subject<ToolApprovalDecision>();
+    const got: unknown[] = [];
+    untilAborted(answer, controller.signal).subscribe({ next: (value) => got.push(value), complete: () => got.push("complete") });
+    controller.abort();
+    expect(got).toEqual([undefined, "complete"]);
+    expect(answer.observed).toBe(false);
+  });
+
+  it("R1 L10: unsubscribed without an abort: the answer unsubscribed, no listener left on the signal", () => {
+    const controller = new AbortController();
+    const answer = new Subject<ToolApprovalDecision>();
+    const subscription = untilAborted(answer, controller.signal).subscribe();
+    subscription.unsubscribe();
+    expect(answer.observed).toBe(false);
+    expect(getEventListeners(controller.signal, "abort")).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentTool, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
-import { committed, contextWith, model, textResult, tool, user } from "../helpers/fixtures.js";
+import { committed, contextWith, model, textOf, textResult, tool, user } from "../helpers/fixtures.js";
 import { newScheduler } from "../helpers/marbles.js";
 import type { TestScheduler } from "rxjs/testing";
 
@@ -30,6 +30,8 @@ interface Ran {
   log: string[];
   ends: string[];
   results: string[];
+  /** Each result's text, by call id. */
+  texts: Record<string, string>;
 }
 
 /** One batch of `calls` ({ id, ms, key? }) with `config`, in virtual time; what ran when. */
@@ -47,6 +49,7 @@ function runBatch(calls: { id: string; ms: number; key?: string }[], config: Par
     log,
     ends: events.flatMap(({ frame, event }) => (event.type === "tool_execution_end" ? [`${frame} ${event.toolCallId}`] : [])),
     results: committed(all).flatMap((m) => ((m as ToolResultMessage).role === "toolResult" ? [(m as ToolResultMessage).toolCallId] : [])),
+    texts: Object.fromEntries(committed(all).flatMap((m) => ((m as ToolResultMessage).role === "toolResult" ? [[(m as ToolResultMessage).toolCallId, textOf(m as ToolResultMessage)]] : []))),
   };
 }
 
@@ -164,6 +167,7 @@ describe("R3: concurrencyKey", () => {
     expect(ran.log).toEqual(["0 start b", "1 end b"]);
     expect(ran.ends).toEqual(["0 a", "1 b"]);
     expect(ran.results).toEqual(["a", "b"]);
+    expect(ran.texts.a).toBe('concurrencyKey of tool "work" failed: no key');
   });
 });
 
