@@ -137,9 +137,15 @@ function lastOf<T>(source: Observable<T>, onFailure: OnFailure<T>): Observable<T
 /** The promise's value, or its rejection as `onFailure` says; nothing after unsubscribe. */
 function outcomeOf<T>(promise: PromiseLike<T>, onFailure: OnFailure<T>): Observable<T> {
   return new Observable<T>((subscriber) => {
+    // A promise cannot be cancelled: once unsubscribed, what it settles to goes nowhere (rxjs
+    // would hand it to `config.onStoppedNotification`).
     promise.then(
-      (value) => end(subscriber, value),
-      (error: unknown) => failInto(subscriber, error, onFailure),
+      (value) => {
+        if (!subscriber.closed) end(subscriber, value);
+      },
+      (error: unknown) => {
+        if (!subscriber.closed) failInto(subscriber, error, onFailure);
+      },
     );
   });
 }

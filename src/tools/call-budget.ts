@@ -63,16 +63,20 @@ export class CallBudget {
 }
 
 /**
- * What makes two calls the same: the tool and its arguments, keys in any order. `undefined` for
- * arguments JSON cannot write (a `BigInt` or a cycle a `prepareArguments` hook made): such a
- * call is never a repeat, and the run goes on.
+ * What makes two calls the same: the tool and its arguments, keys in any order. Arguments JSON
+ * cannot write (a `BigInt` or a cycle a `prepareArguments` hook made) are compared as the model
+ * sent them; `undefined` (never a repeat) when those cannot be written either.
  */
 function signatureOf(call: ToolCall, args: unknown): string | undefined {
   let json: string;
   try {
     json = canonicalJson(args);
   } catch {
-    return undefined;
+    try {
+      json = canonicalJson(call.arguments);
+    } catch {
+      return undefined;
+    }
   }
   return `${call.name}\u0000${json}`;
 }

@@ -33,7 +33,8 @@ function copyPlain(value: unknown, depth: number, seen: Set<object>): unknown {
     const copy = new Array<unknown>(value.length);
     let indices = 0;
     for (let i = 0; i < value.length; i++) {
-      // `in`, not `Object.hasOwn`: faster, and with the prototype checked above it finds own indices only.
+      // `in`, not `Object.hasOwn`: faster. With the prototype checked above, only an index set on
+      // `Array.prototype` itself could be inherited, and the key count below catches that unless an extra property evens it.
       if (!(i in value)) throw NOT_PLAIN;
       copy[i] = copyPlain(value[i], depth + 1, seen);
       indices++;

@@ -24,7 +24,8 @@ export function withApprovalNeed(prepared: PreparedToolCall, env: ToolCallEnviro
   if (rule === true) return needingApproval(prepared, env);
   const { toolCall } = prepared;
   const needed = maybeAsync<boolean | Failure>(() => rule(prepared.args, { toolCall, assistantMessage: env.assistantMessage, context: env.context, signal: env.signal }), asFailure);
-  return andThenValue(needed, (answer): ToolCallPreparation => {
+  // A rule that answers later is not waited for past an abort (`undefined` then).
+  return andThenValue(needed instanceof Observable ? untilAborted(needed, env.signal) : needed, (answer): ToolCallPreparation => {
     if (answer instanceof Failure) return { kind: "immediate", outcome: errorOutcome(toolCall, `needsApproval of tool "${toolCall.name}" failed: ${describeError(answer.error)}`) };
     if (env.signal.aborted) return { kind: "immediate", outcome: notStarted(toolCall) };
     return answer === true ? needingApproval(prepared, env) : prepared;
@@ -46,7 +47,10 @@ export function approvalRequestEvent(prepared: PreparedToolCall): AgentEvent {
   return { type: "tool_approval_request", toolCallId: toolCall.id, toolName: toolCall.name, args: prepared.args };
 }
 
-/** What the wait for an answer came to: `undefined` when the run was aborted first. */
+/**
+ * What the wait for an answer came to: `undefined` when the run was aborted first, or when the
+ * approver answered nothing (the signal tells the two apart).
+ */
 type Answer = ToolApprovalDecision | Failure | undefined;
 
 /**
@@ -78,27 +82,31 @@ export function awaitApproval(
 }
 
 /**
- * The answer, or `undefined` as soon as the signal fires first (or at once, when an approver
- * aborted the run before it returned a promise): one value either way. The answer never errors:
- * `asFailure` made a failure a value. Unsubscribing leaves no listener on the signal.
+ * The one value of `source`, or `undefined` as soon as the signal fires first (at once when it
+ * has fired already and `source` has no value on subscribe); then complete. Unsubscribing
+ * leaves no listener on the signal; an error of `source` is the wait's error.
  *
  * ```text
- * answer:  ----a|
- * result:  ----(a|)
- * abort at 2:
- * result:  --(u|)     (u: undefined; the answer is unsubscribed)
+ * source:      ----a|
+ * result:      ----(a|)
+ * abort at 2:  --(u|)     (u: undefined; source unsubscribed)
  * ```
  *
  * @example
  * ```ts
- * untilAborted(answer$, signal).subscribe((answer) => answer === undefined ? "aborted" : answer);
+ * untilAborted(answer$, signal).subscribe((answer) => {
+ *   if (signal.aborted) return; // the run ended the wait
+ *   decide(answer);
+ * });
  * ```
  *
  * @internal
  */
-export function untilAborted(answer: Observable<Answer>, signal: AbortSignal): Observable<Answer> {
-  return new Observable<Answer>((subscriber) => {
-    const settle = (value: Answer): void => {
+export function untilAborted<T>(source: Observable<T>, signal: AbortSignal): Observable<T | undefined> {
+  return new Observable<T | undefined>((subscriber) => {
+    const settle = (value: T | undefined): void => {
+      // Once only: rxjs hands a notification to a closed subscriber to `config.onStoppedNotification`.
+      if (subscriber.closed) return;
       // Before the value goes on: an abort from a listener of `tool_approval_end` is the run's, not a second answer.
       signal.removeEventListener("abort", onAbort);
       subscriber.next(value);
@@ -107,8 +115,8 @@ export function untilAborted(answer: Observable<Answer>, signal: AbortSignal): O
     const onAbort = (): void => settle(undefined);
     signal.addEventListener("abort", onAbort);
     // Subscribed even when the signal has fired, so a promise's rejection is handled.
-    const inner = answer.subscribe(settle);
-    // An abort before the listener was added: nothing else would end the wait. (A settled subscriber ignores it.)
+    const inner = source.subscribe({ next: settle, error: (error: unknown) => subscriber.error(error) });
+    // An abort before the listener was added: nothing else would end the wait.
     if (signal.aborted) settle(undefined);
     return () => {
       signal.removeEventListener("abort", onAbort);

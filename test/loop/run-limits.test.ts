@@ -146,14 +146,14 @@ describe("R2: call limits", () => {
     expect(agentEnd(events).limit).toMatchObject({ limit: "maxRepeatedCalls", value: 3, used: 3 });
   });
 
-  it("R2: arguments a prepareArguments hook made that JSON cannot write (a BigInt) run under the breaker; the run does not fail", () => {
+  it("R2: arguments a prepareArguments hook made that JSON cannot write (a BigInt): the breaker compares what the model sent, and the run does not fail", () => {
     const kinds: string[] = [];
-    const big = tool("big", (_id, args) => (kinds.push(typeof (args as { n: unknown }).n), textResult("ok")), { type: "object" }, { prepareArguments: () => ({ n: 1n }) });
-    const provider = fauxProvider([{ content: [fauxToolCall("big", {}, "1")] }, { content: [fauxToolCall("big", {}, "2")] }, { content: "done" }]);
+    const big = tool("big", (_id, args) => (kinds.push(typeof (args as { n: unknown }).n), textResult("ok")), { type: "object" }, { prepareArguments: (sent) => ({ n: BigInt((sent as { n: number }).n) }) });
+    const provider = fauxProvider([{ content: [fauxToolCall("big", { n: 1 }, "1")] }, { content: [fauxToolCall("big", { n: 2 }, "2")] }, { content: [fauxToolCall("big", { n: 2 }, "3")] }, { content: "done" }]);
     const events = collectSync(agentLoop([user("go")], contextWith([big]), { model, limits: { maxRepeatedCalls: 2 } }, undefined, provider));
     expect(kinds).toEqual(["bigint", "bigint"]);
-    expect(toolResults(events).map(textOf)).toEqual(["ok", "ok"]);
-    expect(agentEnd(events).limit).toBeUndefined();
+    expect(toolResults(events).map(textOf)).toEqual(["ok", "ok", 'Tool call "big" was not run: it is the 2nd call in a row with the same arguments. Use the results you have, or try something else.']);
+    expect(agentEnd(events).limit).toMatchObject({ limit: "maxRepeatedCalls", value: 2, used: 2 });
   });
 
   it("R2: the same arguments in another key order are the same call; other arguments reset the count", () => {

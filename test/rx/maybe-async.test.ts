@@ -3,7 +3,7 @@
  * stay plain (no microtask), promises and Observables settle to one value, and the failure policy
  * decides what a throw, a rejection or an error becomes.
  */
-import { EMPTY, isObservable, of, throwError } from "rxjs";
+import { config, EMPTY, isObservable, of, throwError } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { andThen, asFailure, Failure, failedWith, isThenable, maybeAsync, settle } from "../../src/rx/maybe-async.js";
 import { newScheduler } from "../helpers/marbles.js";
@@ -104,7 +104,9 @@ describe("settle and failedWith: maybeAsync for a value already returned", () =>
     });
   });
 
-  it("a promise that settles after unsubscribe delivers nothing, neither value nor failure", async () => {
+  it("L10: a promise that settles after unsubscribe delivers nothing, neither value nor failure, not even to rxjs's stopped-notification hook", async () => {
+    const stopped: string[] = [];
+    config.onStoppedNotification = (notification) => void stopped.push(notification.kind);
     let resolve!: (value: number) => void;
     let reject!: (error: unknown) => void;
     const seen: unknown[] = [];
@@ -113,8 +115,11 @@ describe("settle and failedWith: maybeAsync for a value already returned", () =>
     (settle<number | Failure>(new Promise<number>((_, r) => (reject = r)), asFailure) as typeof EMPTY).subscribe(observer).unsubscribe();
     resolve(1);
     reject(new Error("late"));
-    await new Promise((r) => setTimeout(r, 0));
+    // rxjs reports a stopped notification from a timer of its own, set when the promise settles.
+    for (let i = 0; i < 2; i++) await new Promise((r) => setTimeout(r, 0));
+    config.onStoppedNotification = null;
     expect(seen).toEqual([]);
+    expect(stopped).toEqual([]);
   });
 
   it("A6: a throw becomes an Observable of the error, or the value the policy makes of it", () => {

@@ -78,14 +78,18 @@ describe("CallBudget (SPEC R2)", () => {
     expect(CallBudget.needed({ maxRepeatedCalls: 2 })).toBe(true);
   });
 
-  it("R2: arguments JSON cannot write (a BigInt, a cycle) are never a repeat, and the breaker does not fail on them", () => {
+  it("R2: arguments JSON cannot write (a BigInt, a cycle) are compared as the model sent them; never a repeat when those cannot be written either", () => {
     const budget = new CallBudget({ maxRepeatedCalls: 2, onLimit: "tell" });
+    const sent = (id: string, args: Record<string, unknown>): ToolCall => ({ ...call("big", id), arguments: args });
+    expect(budget.admit(sent("c1", { n: "1" }), { n: 1n })).toBeUndefined();
+    expect(budget.admit(sent("c2", { n: "1" }), { n: 1n })).toMatch(/2nd call in a row/);
+    expect(budget.admit(sent("c3", { n: "2" }), { n: 2n })).toBeUndefined();
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    expect([{ n: 1n }, { n: 1n }, cyclic, cyclic].map((args, i) => budget.admit(call("big", `c${i}`), args))).toEqual([undefined, undefined, undefined, undefined]);
+    expect([cyclic, cyclic].map((args, i) => budget.admit(sent(`d${i}`, cyclic), args))).toEqual([undefined, undefined]);
     // A writable call after them starts a row of its own.
-    expect(budget.admit(call("big", "c4"), { n: 1 })).toBeUndefined();
-    expect(budget.admit(call("big", "c5"), { n: 1 })).toMatch(/2nd call in a row/);
+    expect(budget.admit(call("big", "e1"), { n: 1 })).toBeUndefined();
+    expect(budget.admit(call("big", "e2"), { n: 1 })).toMatch(/2nd call in a row/);
   });
 
   it("R2: without the repeated-call breaker the arguments are never read", () => {

@@ -233,21 +233,28 @@ describe("R1: a needsApproval that answers later", () => {
     });
   });
 
-  it("R1 R4: an abort at frame 2 while needsApproval decides (it says yes at 6): nobody asked, the call not started", () => {
-    const scheduler = newScheduler();
-    scheduler.run(({ cold }) => {
-      const asked: string[] = [];
-      const controller = new AbortController();
-      scheduler.schedule(() => controller.abort(), 2);
-      const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "g")] }, { content: "done" }]);
-      const tools = [timerTool("rm", 1, "rm", { needsApproval: () => cold<boolean>("6ms (a|)", { a: true }) })];
-      const events: AgentEvent[] = [];
-      agentLoop([user("go")], contextWith(tools), { model, scheduler, requestApproval: (r) => (asked.push(r.toolCallId), { approved: true }) }, controller.signal, provider).subscribe((e) => events.push(e));
-      scheduler.flush();
-      expect(asked).toEqual([]);
-      expect(events.some((e) => e.type === "tool_approval_request")).toBe(false);
-      expect(events.find((e) => e.type === "tool_execution_end")).toMatchObject({ toolCallId: "g", cancellation: "not_started" });
-    });
+  it("R1 R4 L10: an abort at frame 2 while needsApproval decides (it would say yes at 6, or never): the call ends not started at 2, the rule unsubscribed, nobody asked", () => {
+    for (const ruleMarbles of ["6ms (a|)", "-"]) {
+      const scheduler = newScheduler();
+      scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const asked: string[] = [];
+        const controller = new AbortController();
+        scheduler.schedule(() => controller.abort(), 2);
+        const rule = cold<boolean>(ruleMarbles, { a: true });
+        const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "g")] }, { content: "done" }]);
+        const tools = [timerTool("rm", 1, "rm", { needsApproval: () => rule })];
+        const events: AgentEvent[] = [];
+        const run$ = agentLoop([user("go")], contextWith(tools), { model, scheduler, requestApproval: (r) => (asked.push(r.toolCallId), { approved: true }) }, controller.signal, provider);
+        expectObservable(run$.pipe(map((e) => (events.push(e), e)), labelsByFrame(scheduler, { updates: false }), onlyTools)).toBe("a 1ms (b|)", {
+          a: ["tool_execution_start:g"],
+          b: ["tool_execution_end:g"],
+        });
+        expectSubscriptions(rule.subscriptions).toBe("^-!");
+        scheduler.flush();
+        expect(asked).toEqual([]);
+        expect(events.find((e) => e.type === "tool_execution_end")).toMatchObject({ toolCallId: "g", cancellation: "not_started" });
+      });
+    }
   });
 });
 

@@ -1,9 +1,10 @@
 /**
- * Approvals answered synchronously (SPEC R1, T3, L12): what `tool_approval_end` says for each
- * kind of answer, the text the model reads, and the abort cases around the question.
+ * Approvals (SPEC R1, T3, L10, L12): what `tool_approval_end` says for each kind of answer, the
+ * text the model reads, whether a call asks at all, the abort cases around the question, and the
+ * wait on its own (`untilAborted`).
  */
 import { getEventListeners } from "node:events";
-import { NEVER, Subject } from "rxjs";
+import { config, EMPTY, NEVER, of, Subject, throwError } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentTool, ToolApprovalDecision, ToolResultMessage } from "../../src/index.js";
@@ -190,15 +191,21 @@ describe("R1 R4 L10: the wait and the run's signal", () => {
     expect(events.at(-1)!.type).toBe("agent_end");
   });
 
-  it("R1 R4: an approver that aborts the run and then rejects: 'aborted', and the rejection is handled", async () => {
+  it("R1 R4: an approver that aborts the run and returns a promise: 'aborted' at once, and the promise's rejection is handled", () => {
     const controller = new AbortController();
     const rm = tool("rm", () => textResult("removed"), params, { needsApproval: true });
     const provider = fauxProvider([{ content: [fauxToolCall("rm", { path: "/a" }, "1")] }, { content: "ok" }]);
-    const rejected: Promise<ToolApprovalDecision> = new Promise((_, reject) => setTimeout(() => reject(new Error("desk closed")), 5));
-    const events = collectSync(agentLoop([user("go")], contextWith([rm]), { model, requestApproval: () => (controller.abort(), rejected) }, controller.signal, provider));
+    // A thenable that never settles and records who listens for its rejection.
+    const rejectionHandlers: unknown[] = [];
+    const pending = { then: (_onValue: unknown, onRejection: unknown) => void rejectionHandlers.push(onRejection) } as unknown as Promise<ToolApprovalDecision>;
+    const events = collectSync(agentLoop([user("go")], contextWith([rm]), { model, requestApproval: () => (controller.abort(), pending) }, controller.signal, provider));
     expect(events.find((e) => e.type === "tool_approval_end")).toMatchObject({ approved: false, reason: "aborted" });
-    // An unhandled rejection here fails the test run.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(rejectionHandlers).toHaveLength(1);
+    expect(rejectionHandlers[0]).toBeTypeOf("function");
+  });
+
+  it("R1 T3: an approver whose Observable completes with no answer, the run not aborted: 'no decision'", () => {
+    expect(answeredWith(EMPTY)).toMatchObject({ end: { approved: false, reason: "no decision" }, isError: true, ran: [] });
   });
 
   it("R1 R4: an abort from a listener of tool_approval_end is the run's: one approval end, not a second answer", () => {
@@ -216,15 +223,13 @@ describe("R1 R4 L10: the wait and the run's signal", () => {
     expect(events.filter((e) => e.type === "tool_approval_end")).toEqual([{ type: "tool_approval_end", toolCallId: "1", toolName: "rm", approved: true }]);
   });
 
-  it("R1 L10: an unsubscribe while a call waits leaves no listener of the wait on the run's signal", () => {
+  it("R1 L10: an unsubscribe while a call waits leaves no abort listener on the signal the approver got", () => {
     let signal: AbortSignal | undefined;
     const rm = tool("rm", () => textResult("removed"), params, { needsApproval: true });
     const provider = fauxProvider([{ content: [fauxToolCall("rm", { path: "/a" }, "1")] }, { content: "ok" }]);
     const subscription = agentLoop([user("go")], contextWith([rm]), { model, requestApproval: (_request, given) => ((signal = given), NEVER) }, undefined, provider).subscribe();
-    const waiting = getEventListeners(signal!, "abort").length;
-    expect(waiting).toBeGreaterThan(0);
+    expect(getEventListeners(signal!, "abort").length).toBeGreaterThan(0);
     subscription.unsubscribe();
-    expect(getEventListeners(signal!, "abort").length).toBeLessThan(waiting);
     expect(getEventListeners(signal!, "abort")).toEqual([]);
   });
 });
@@ -250,6 +255,35 @@ describe("R1 L10: the wait on its own (untilAborted)", () => {
     controller.abort();
     expect(got).toEqual([undefined, "complete"]);
     expect(answer.observed).toBe(false);
+  });
+
+  it("R1 L10: an answer that has come, then an abort from its subscriber: nothing more is sent, not even to rxjs's stopped-notification hook", async () => {
+    const stopped: string[] = [];
+    config.onStoppedNotification = (notification) => void stopped.push(notification.kind);
+    try {
+      for (const answerNow of [true, false]) {
+        const controller = new AbortController();
+        const got: unknown[] = [];
+        const source = answerNow ? of<ToolApprovalDecision>({ approved: true }) : new Subject<ToolApprovalDecision>();
+        untilAborted(source, controller.signal).subscribe((value) => (got.push(value), controller.abort()));
+        if (source instanceof Subject) source.next({ approved: true });
+        expect(got).toEqual([{ approved: true }]);
+      }
+      // rxjs reports a stopped notification from a timer of its own.
+      for (let i = 0; i < 2; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(stopped).toEqual([]);
+    } finally {
+      config.onStoppedNotification = null;
+    }
+  });
+
+  it("R1: an answer that errors (no approver does: failures are values by then) is the wait's error, with no listener left", () => {
+    const controller = new AbortController();
+    const failure = new Error("broken");
+    let seen: unknown;
+    untilAborted(throwError(() => failure), controller.signal).subscribe({ error: (error: unknown) => (seen = error) });
+    expect(seen).toBe(failure);
+    expect(getEventListeners(controller.signal, "abort")).toEqual([]);
   });
 
   it("R1 L10: unsubscribed without an abort: the answer unsubscribed, no listener left on the signal", () => {
