@@ -161,6 +161,15 @@ describe("R1: whether a call asks at all", () => {
     expect(events.some((e) => e.type === "tool_approval_request")).toBe(false);
   });
 
+  it("R1 R4: a needsApproval that aborts the run and says yes: the call is not started, with no approval events", () => {
+    const controller = new AbortController();
+    const rm = tool("rm", () => textResult("removed"), params, { needsApproval: () => (controller.abort(), true) });
+    const provider = fauxProvider([{ content: [fauxToolCall("rm", { path: "/a" }, "1")] }, { content: "ok" }]);
+    const events = collectSync(agentLoop([user("go")], contextWith([rm]), { model, requestApproval: () => ({ approved: true }) }, controller.signal, provider));
+    expect(events.filter((e) => e.type.startsWith("tool_approval"))).toEqual([]);
+    expect(events.find((e) => e.type === "tool_execution_end")).toMatchObject({ toolCallId: "1", cancellation: "not_started" });
+  });
+
   it("R1 T3: beforeToolCall asked for approval: that stands, the tool's own rule is not asked", () => {
     let rule = 0;
     const needsApproval = (): boolean => {
