@@ -10,6 +10,7 @@ import { describeError } from "../model/describe-error.js";
 import type { ToolCall } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import { andThen, andThenValue, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
+import { untilAborted } from "./until-aborted.js";
 import type { Emitter } from "../loop/emitter.js";
 import { noApprover, notStarted, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
 import { errorOutcome } from "./tool-result.js";
@@ -79,50 +80,6 @@ export function awaitApproval(
   const answer = maybeAsync<Answer>(() => ask(request, env.signal), asFailure);
   if (!(answer instanceof Observable)) return answered(prepared, answer, env, emitter, go, decided);
   return andThen(untilAborted(answer, env.signal), (settled) => answered(prepared, settled, env, emitter, go, decided));
-}
-
-/**
- * The one value of `source`, or `undefined` as soon as the signal fires first (at once when it
- * has fired already and `source` has no value on subscribe); then complete. Unsubscribing
- * leaves no listener on the signal; an error of `source` is the wait's error.
- *
- * ```text
- * source:      ----a|
- * result:      ----(a|)
- * abort at 2:  --(u|)     (u: undefined; source unsubscribed)
- * ```
- *
- * @example
- * ```ts
- * untilAborted(answer$, signal).subscribe((answer) => {
- *   if (signal.aborted) return; // the run ended the wait
- *   decide(answer);
- * });
- * ```
- *
- * @internal
- */
-export function untilAborted<T>(source: Observable<T>, signal: AbortSignal): Observable<T | undefined> {
-  return new Observable<T | undefined>((subscriber) => {
-    const settle = (value: T | undefined): void => {
-      // Once only: rxjs hands a notification to a closed subscriber to `config.onStoppedNotification`.
-      if (subscriber.closed) return;
-      // Before the value goes on: an abort from a listener of `tool_approval_end` is the run's, not a second answer.
-      signal.removeEventListener("abort", onAbort);
-      subscriber.next(value);
-      subscriber.complete();
-    };
-    const onAbort = (): void => settle(undefined);
-    signal.addEventListener("abort", onAbort);
-    // Subscribed even when the signal has fired, so a promise's rejection is handled.
-    const inner = source.subscribe({ next: settle, error: (error: unknown) => subscriber.error(error) });
-    // An abort before the listener was added: nothing else would end the wait.
-    if (signal.aborted) settle(undefined);
-    return () => {
-      signal.removeEventListener("abort", onAbort);
-      inner.unsubscribe();
-    };
-  });
 }
 
 function answered(

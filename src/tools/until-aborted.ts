@@ -1,0 +1,51 @@
+/**
+ * A wait that ends at an abort: one value of a source, or `undefined` once the signal fires.
+ *
+ * @module
+ */
+import { Observable } from "rxjs";
+
+/**
+ * The one value of `source`, or `undefined` as soon as the signal fires first (at once when it
+ * has fired already and `source` has no value on subscribe); then complete. Unsubscribing
+ * leaves no listener on the signal; an error of `source` is the wait's error.
+ *
+ * ```text
+ * source:      ----a|
+ * result:      ----(a|)
+ * abort at 2:  --(u|)     (u: undefined; source unsubscribed)
+ * ```
+ *
+ * @example
+ * ```ts
+ * untilAborted(answer$, signal).subscribe((answer) => {
+ *   if (signal.aborted) return; // the run ended the wait
+ *   decide(answer);
+ * });
+ * ```
+ *
+ * @internal
+ */
+export function untilAborted<T>(source: Observable<T>, signal: AbortSignal): Observable<T | undefined> {
+  return new Observable<T | undefined>((subscriber) => {
+    const settle = (value: T | undefined): void => {
+      // Once only: rxjs hands a notification to a closed subscriber to `config.onStoppedNotification`.
+      if (subscriber.closed) return;
+      // Before the value goes on: an abort from whoever handles it (a listener of
+      // `tool_approval_end`, say) is the run's, not a second value.
+      signal.removeEventListener("abort", onAbort);
+      subscriber.next(value);
+      subscriber.complete();
+    };
+    const onAbort = (): void => settle(undefined);
+    signal.addEventListener("abort", onAbort);
+    // Subscribed even when the signal has fired, so a promise's rejection is handled.
+    const inner = source.subscribe({ next: settle, error: (error: unknown) => subscriber.error(error) });
+    // An abort before the listener was added: nothing else would end the wait.
+    if (signal.aborted) settle(undefined);
+    return () => {
+      signal.removeEventListener("abort", onAbort);
+      inner.unsubscribe();
+    };
+  });
+}
