@@ -20,31 +20,44 @@ type Schema = {
   oneOf?: Schema[];
 };
 
-function allowsNull(schema: Schema | undefined): boolean {
-  if (!schema || typeof schema !== "object") return true;
-  if (schema.nullable) return true;
-  const types = schema.type === undefined ? undefined : Array.isArray(schema.type) ? schema.type : [schema.type];
+/** A subschema's object form; `undefined` for the boolean schemas `true` and `false` (and for anything no validator accepts). */
+function objectSchema(schema: unknown): Schema | undefined {
+  return typeof schema === "object" && schema !== null ? (schema as Schema) : undefined;
+}
+
+function allowsNull(schema: unknown): boolean {
+  const object = objectSchema(schema);
+  if (object === undefined) return schema !== false;
+  if (object.nullable) return true;
+  const types = object.type === undefined ? undefined : Array.isArray(object.type) ? object.type : [object.type];
   if (types?.includes("null")) return true;
-  const variants = schema.anyOf ?? schema.oneOf;
+  const variants = object.anyOf ?? object.oneOf;
   if (variants) return variants.some(allowsNull);
   return types === undefined;
 }
 
+/*
+ * The two walks below read a property only where both the schema and the arguments have it as
+ * their own: a schema parsed from JSON may name `__proto__`, and following it into an argument
+ * object that lacks it would reach (and change) `Object.prototype`. Tuple elements (`items` an
+ * array of schemas) are left as the validator made them.
+ */
+
 /** Models send `null` for an optional property they mean to omit: drop it where the schema forbids null. */
-function dropNullOptionals(value: unknown, schema: Schema | undefined): void {
-  if (!schema || typeof schema !== "object" || value === null || typeof value !== "object") return;
+function dropNullOptionals(value: unknown, schema: unknown): void {
+  const object = objectSchema(schema);
+  if (object === undefined || value === null || typeof value !== "object") return;
   if (Array.isArray(value)) {
-    if (schema.items && !Array.isArray(schema.items)) for (const item of value) dropNullOptionals(item, schema.items);
+    for (const item of value) dropNullOptionals(item, object.items);
     return;
   }
   const record = value as Record<string, unknown>;
-  const properties = schema.properties;
-  if (!properties) return;
+  const properties = object.properties;
   // `for…in` over the schema, no Set or entries array: this runs for every tool call.
   for (const key in properties) {
-    if (!Object.hasOwn(properties, key) || !(key in record)) continue;
+    if (!Object.hasOwn(properties, key) || !Object.hasOwn(record, key)) continue;
     const propertySchema = properties[key];
-    if (record[key] === null && !(Array.isArray(schema.required) && schema.required.includes(key)) && !allowsNull(propertySchema)) delete record[key];
+    if (record[key] === null && !(Array.isArray(object.required) && object.required.includes(key)) && !allowsNull(propertySchema)) delete record[key];
     else dropNullOptionals(record[key], propertySchema);
   }
 }
@@ -54,23 +67,23 @@ function dropNullOptionals(value: unknown, schema: Schema | undefined): void {
  * `anyOf: [{ type: "string" }, { type: "null" }]`) comes out of the first branch as `""` or `0`.
  * Put the model's `null` back wherever the schema allows it: the tool must get what was sent.
  */
-function restoreAllowedNulls(validated: unknown, raw: unknown, schema: Schema | undefined): void {
-  if (!schema || typeof schema !== "object" || validated === null || typeof validated !== "object" || raw === null || typeof raw !== "object") return;
-  if (Array.isArray(validated)) {
-    const items = schema.items;
-    if (!Array.isArray(raw) || !items || Array.isArray(items)) return;
-    validated.forEach((item, index) => {
-      if (raw[index] === null && allowsNull(items)) validated[index] = null;
-      else restoreAllowedNulls(item, raw[index], items);
-    });
-    return;
-  }
+function restoreAllowedNulls(validated: unknown, raw: unknown, schema: unknown): void {
+  const object = objectSchema(schema);
+  if (object === undefined || validated === null || typeof validated !== "object" || raw === null || typeof raw !== "object") return;
   const target = validated as Record<string, unknown>;
   const source = raw as Record<string, unknown>;
-  const properties = schema.properties;
-  if (!properties) return;
+  if (Array.isArray(target)) {
+    const items = object.items;
+    if (!Array.isArray(source) || Array.isArray(items)) return;
+    for (let index = 0; index < target.length; index++) {
+      if (source[index] === null && allowsNull(items)) target[index] = null;
+      else restoreAllowedNulls(target[index], source[index], items);
+    }
+    return;
+  }
+  const properties = object.properties;
   for (const key in properties) {
-    if (!Object.hasOwn(properties, key) || !(key in source) || !(key in target)) continue;
+    if (!Object.hasOwn(properties, key) || !Object.hasOwn(source, key) || !Object.hasOwn(target, key)) continue;
     const propertySchema = properties[key];
     if (source[key] === null && allowsNull(propertySchema)) target[key] = null;
     else restoreAllowedNulls(target[key], source[key], propertySchema);
@@ -107,10 +120,10 @@ export function checkToolArguments(toolName: string, schema: object, toolCall: P
     throw new Error(`Invalid arguments for tool "${toolName}": expected a JSON object, received ${preview(raw)}`);
   }
   const args = copyArguments(raw) as Record<string, unknown>;
-  dropNullOptionals(args, schema as Schema);
+  dropNullOptionals(args, schema);
   const issues = validator.compile(schema, toolName)(args);
   if (!issues || issues.length === 0) {
-    restoreAllowedNulls(args, raw, schema as Schema);
+    restoreAllowedNulls(args, raw, schema);
     return args;
   }
   const lines = issues.map(line);

@@ -5,6 +5,7 @@
 import { Ajv } from "ajv";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { validateToolArguments } from "../../src/tools/validation.js";
+import type { ArgumentValidator } from "../../src/tools/validators/argument-validator.js";
 
 const args = (value: unknown) => ({ arguments: value as Record<string, unknown> });
 
@@ -147,10 +148,135 @@ describe("T3: invalid arguments get a message the model can act on", () => {
     expect(message).toMatch(/… \(\d+ more characters\)$/);
   });
 
+  it("T3: received arguments are cut after exactly 2 000 characters, the rest counted", () => {
+    const schema = { type: "object", properties: { n: { type: "number" } } };
+    const blob = (length: number) => "y".repeat(length - JSON.stringify({ n: "x", blob: "" }, null, 2).length);
+    const full = errorOf(() => validateToolArguments("t", schema, args({ n: "x", blob: blob(2000) })));
+    expect(full.endsWith(`"\n}`)).toBe(true);
+    const cut = errorOf(() => validateToolArguments("t", schema, args({ n: "x", blob: blob(2003) })));
+    expect(cut.endsWith("\n… (3 more characters)")).toBe(true);
+  });
+
+  it("T3: arguments JSON cannot write are shown as text", () => {
+    expect(errorOf(() => validateToolArguments("t", { type: "object" }, args(10n)))).toBe('Invalid arguments for tool "t": expected a JSON object, received 10');
+  });
+
+  it("T3: an empty list of issues means valid", () => {
+    const none: ArgumentValidator = { name: "none", compile: () => () => [] };
+    expect(validateToolArguments("t", { type: "object" }, args({ a: 1 }), none)).toEqual({ a: 1 });
+  });
+
   it("T3: duplicate error lines are reported once", () => {
     const schema = { type: "object", properties: { v: { anyOf: [{ type: "string" }, { type: "number" }] } } };
     const message = errorOf(() => validateToolArguments("t", schema, args({ v: {} })));
     const lines = message.split("\n").filter((l) => l.startsWith("  - v:"));
     expect(new Set(lines).size).toBe(lines.length);
   });
+});
+
+/** A validator that accepts everything after `change` did what it likes with the arguments. */
+function permissive(change: (args: Record<string, unknown>) => void = () => {}): ArgumentValidator {
+  return {
+    name: "permissive",
+    compile: () => (args) => {
+      change(args);
+      return undefined;
+    },
+  };
+}
+
+describe("T2: which nulls are dropped and restored", () => {
+  it("T2: null for a required property is left to the validator, not dropped as omitted", () => {
+    const schema = { type: "object", properties: { range: { type: "object" } }, required: ["range"] };
+    expect(errorOf(() => validateToolArguments("t", schema, args({ range: null })))).toContain("  - range: must be object\n");
+  });
+
+  it("T2: an anyOf or oneOf without a null branch forbids null: the property is dropped", () => {
+    const schema = {
+      type: "object",
+      properties: { a: { anyOf: [{ type: "string" }, { type: "number" }] }, o: { oneOf: [{ type: "string" }, { type: "boolean" }] } },
+    };
+    expect(validateToolArguments("t", schema, args({ a: null, o: null }))).toEqual({});
+  });
+
+  it("T2: boolean subschemas: `true` keeps a null and is walked into safely, `false` drops an optional null", () => {
+    const schema = { type: "object", properties: { any: true, meta: true, never: false } };
+    expect(validateToolArguments("t", schema, args({ any: null, meta: { note: null }, never: null }))).toEqual({ any: null, meta: { note: null } });
+    expect(validateToolArguments("t", schema, args({ meta: [{ note: null }] }))).toEqual({ meta: [{ note: null }] });
+    const required = { ...schema, required: ["never"] };
+    expect(errorOf(() => validateToolArguments("t", required, args({ never: null })))).toContain("  - never: boolean schema is false\n");
+  });
+
+  it("T2: a null, absent or scalar value under an object schema is handed on as it is", () => {
+    const schema = {
+      type: "object",
+      properties: { box: { type: ["object", "null"], properties: { label: { type: "string" } } }, list: { type: "array", items: { type: "object", properties: { n: { type: "number" } } } } },
+    };
+    expect(validateToolArguments("t", schema, args({ box: null }))).toEqual({ box: null });
+    expect(validateToolArguments("t", schema, args({ box: undefined }), permissive())).toEqual({ box: undefined });
+    expect(validateToolArguments("t", schema, args({ list: [null, 3, { n: null }] }), permissive())).toEqual({ list: [null, 3, {}] });
+    expect(errorOf(() => validateToolArguments("t", schema, args({ box: 4 })))).toContain("  - box: must be object,null\n");
+  });
+
+  it("T2: only the schema's own properties count (an inherited property schema is not walked)", () => {
+    const properties = Object.assign(Object.create({ note: { type: "string" } }) as object, { city: { type: "string" } });
+    const schema = { type: "object", properties };
+    expect(validateToolArguments("t", schema, args({ city: "Oslo", note: null }))).toEqual({ city: "Oslo", note: null });
+    const inheritedNullable = Object.assign(Object.create({ note: { type: ["string", "null"] } }) as object, { city: { type: "string" } });
+    const filled = validateToolArguments("t", { type: "object", properties: inheritedNullable }, args({ note: null }), permissive((a) => (a.note = "filled")));
+    expect(filled).toEqual({ note: "filled" });
+  });
+
+  it("T2: a schema naming __proto__ (as JSON can) never reaches Object.prototype", () => {
+    const before = Object.getOwnPropertyDescriptor(Object.prototype, "__proto__");
+    try {
+      const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"object","properties":{"__proto__":{"type":"string"}}}}}') as object;
+      const validated = validateToolArguments("t", schema, args({}));
+      expect(validated).toEqual({});
+      expect(Object.getPrototypeOf(validated)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(Object.prototype, "__proto__")).toEqual(before);
+      const nullable = JSON.parse('{"type":"object","properties":{"__proto__":{"type":["object","null"],"properties":{"__proto__":{"type":["string","null"]}}}}}') as object;
+      const restored = validateToolArguments("t", nullable, args({}), permissive((a) => Object.defineProperty(a, "__proto__", { value: JSON.parse('{"__proto__":"v"}'), enumerable: true, writable: true, configurable: true })));
+      // The arguments never had a `__proto__` of their own: nothing is restored into it from Object.prototype's.
+      expect(JSON.stringify(restored)).toBe('{"__proto__":{"__proto__":"v"}}');
+      expect(Object.getOwnPropertyDescriptor(Object.prototype, "__proto__")).toEqual(before);
+    } finally {
+      if (before && !Object.getOwnPropertyDescriptor(Object.prototype, "__proto__")) Object.defineProperty(Object.prototype, "__proto__", before);
+    }
+  });
+
+  it("T2: what a validator itself made of a value stands: the restore walk leaves it and does not fail on it", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        box: { type: "object", properties: { label: { type: ["string", "null"] } } },
+        tags: { type: "array", items: { type: ["string", "null"] } },
+        names: { type: "array", items: { type: "string" } },
+        note: { type: ["string", "null"] },
+      },
+    };
+    const cases: Array<[Record<string, unknown>, (a: Record<string, unknown>) => void, Record<string, unknown>]> = [
+      [{ box: { label: null } }, (a) => (a.box = null), { box: null }],
+      [{ box: { label: null } }, (a) => (a.box = undefined), { box: undefined }],
+      [{ box: { label: null } }, (a) => (a.box = "text"), { box: "text" }],
+      [{ box: undefined }, (a) => (a.box = { label: "x" }), { box: { label: "x" } }],
+      [{ tags: { 0: null } }, (a) => (a.tags = ["x"]), { tags: ["x"] }],
+      [{ box: null }, (a) => (a.box = { label: "x" }), { box: { label: "x" } }],
+      [{ tags: [null, "b"] }, (a) => (a.tags = ["", "b", "c"]), { tags: [null, "b", "c"] }],
+      [{ tags: [null, "b", null] }, (a) => (a.tags = ["", "b"]), { tags: [null, "b"] }],
+      [{ names: [null] }, (a) => (a.names = [""]), { names: [""] }],
+      [{ note: null }, (a) => delete a.note, {}],
+    ];
+    for (const [raw, change, expected] of cases) expect(validateToolArguments("t", schema, args(raw), permissive(change))).toEqual(expected);
+  });
+
+  it("T2: tuple elements (items as an array of schemas) are left as the validator made them", () => {
+    const schema = { type: "object", properties: { pair: { type: "array", items: [{ type: "string" }, { type: ["number", "null"] }] } } };
+    expect(validateToolArguments("t", schema, args({ pair: [null, null] }), permissive((a) => (a.pair = ["", 0])))).toEqual({ pair: ["", 0] });
+  });
+
+  it("T2: a subschema no validator would accept (null) neither fails nor changes the walks: it is left to the validator", () => {
+    expect(validateToolArguments("t", { type: "object", properties: { a: null, b: null } }, args({ a: null, b: { c: null } }), permissive())).toEqual({ a: null, b: { c: null } });
+  });
+
 });

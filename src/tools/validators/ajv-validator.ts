@@ -7,7 +7,7 @@
  */
 import { Ajv, type ValidateFunction } from "ajv";
 import type { ArgumentValidator, ValidateArguments } from "./argument-validator.js";
-import { issuesFromAjvErrors } from "./precompiled-validator.js";
+import { checkWith } from "./precompiled-validator.js";
 
 // Made on first compile, so an app that picked another validator never constructs it.
 let ajv: Ajv | undefined;
@@ -19,18 +19,6 @@ const compiled = new WeakMap<object, ValidateArguments>();
  * builds its tools per Agent (the soak test: ~6 KB per Agent). Equal schemas share one validator.
  */
 const byContent = new Map<string, ValidateArguments>();
-
-function contentKey(schema: object): string | undefined {
-  try {
-    return JSON.stringify(schema);
-  } catch {
-    return undefined;
-  }
-}
-
-function wrap(validate: ValidateFunction): ValidateArguments {
-  return (args) => (validate(args) ? undefined : issuesFromAjvErrors(validate.errors ?? []));
-}
 
 const OPTIONS = { allErrors: true, strict: false, coerceTypes: "array", useDefaults: true, validateFormats: false } as const;
 
@@ -47,16 +35,21 @@ function compileWithAjv(schema: object): ValidateFunction {
 }
 
 function compile(schema: object): ValidateArguments {
-  let validate = compiled.get(schema);
-  if (!validate) {
-    const key = contentKey(schema);
-    validate = key !== undefined ? byContent.get(key) : undefined;
-    if (!validate) {
-      validate = wrap(compileWithAjv(schema));
-      if (key !== undefined) byContent.set(key, validate);
-    }
-    compiled.set(schema, validate);
+  const known = compiled.get(schema);
+  if (known) return known;
+  let key: string | undefined;
+  try {
+    key = JSON.stringify(schema);
+  } catch {
+    // A schema JSON cannot write (a BigInt, a cycle) is cached by object only.
   }
+  let validate: ValidateArguments;
+  if (key === undefined) validate = checkWith(compileWithAjv(schema));
+  else {
+    validate = byContent.get(key) ?? checkWith(compileWithAjv(schema));
+    byContent.set(key, validate);
+  }
+  compiled.set(schema, validate);
   return validate;
 }
 

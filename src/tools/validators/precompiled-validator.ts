@@ -75,7 +75,8 @@ function unescapePointer(segment: string): string {
  */
 export function issuesFromAjvErrors(errors: readonly StandaloneError[]): ValidationIssue[] {
   return errors.map((error) => {
-    const segments = error.instancePath === "" ? [] : error.instancePath.split("/").slice(1).map(unescapePointer);
+    // "" (the root) splits to [""]: no segments after the first.
+    const segments = error.instancePath.split("/").slice(1).map(unescapePointer);
     let message = error.message ?? error.keyword;
     if (error.keyword === "required") {
       segments.push(String(error.params.missingProperty));
@@ -114,6 +115,16 @@ export function schemaKeyOf(schema: unknown): string {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
 }
 
+/** The check of an ajv validation function, generated ahead of time or by ajv at run time. */
+export function checkWith(validate: StandaloneValidate): ValidateArguments {
+  return (args) => {
+    if (validate(args)) return undefined;
+    const issues = issuesFromAjvErrors(validate.errors ?? []);
+    // Invalid must never read as valid, even if the code left no errors behind.
+    return issues.length > 0 ? issues : [{ path: "", message: "must match the schema" }];
+  };
+}
+
 const HOW_TO_GENERATE = "Generate it at build time with `node scripts/precompile-validators.mjs <tools module or schemas.json> <output.js>` and pass the module's `validators`";
 
 /**
@@ -149,12 +160,7 @@ export function precompiledValidator(validators: Readonly<Record<string, Standal
       }
       let check = wrapped.get(validate);
       if (!check) {
-        check = (args) => {
-          if (validate(args)) return undefined;
-          const issues = issuesFromAjvErrors(validate.errors ?? []);
-          // Invalid must never read as valid, even if the code left no errors behind.
-          return issues.length > 0 ? issues : [{ path: "", message: "must match the schema" }];
-        };
+        check = checkWith(validate);
         wrapped.set(validate, check);
       }
       return check;

@@ -80,6 +80,14 @@ describe("T2: interpreting validator, types and coercion (as ajv coerceTypes: \"
     expect(check(schema, { list: { n: "2" } }).issues).toEqual([{ path: "list", message: "must be array" }]);
   });
 
+  it("T2: a root-level issue has the empty path, and the validator names itself", () => {
+    expect(check({ type: "object", required: ["q"], minProperties: 2 }, {}).issues).toEqual([
+      { path: "", message: "must NOT have fewer than 2 properties" },
+      { path: "q", message: "is required" },
+    ]);
+    expect(interpretingValidator.name).toBe("interpreting");
+  });
+
   it("T2: nullable (OpenAPI) adds null, as ajv does", () => {
     expect(issuesOf({ type: "string", nullable: true }, null)).toBeUndefined();
     expect(coerced({ type: "number", nullable: true }, "")).toBeNull();

@@ -135,8 +135,19 @@ describe("T2: precompiled validator", () => {
     expect(fallback.compile).toHaveBeenCalledWith({}, "other");
   });
 
+  it("T2: compiled once per tool and schema: the same check every call, the schema fingerprinted once", async () => {
+    const { validators } = await generate({ "read-file": readFile });
+    const validator = precompiledValidator(validators);
+    const schema = structuredClone(readFile);
+    const stringify = vi.spyOn(JSON, "stringify");
+    const first = validator.compile(schema, "read-file");
+    expect(validator.compile(schema, "read-file")).toBe(first);
+    expect(stringify.mock.calls.filter(([value]) => value === schema)).toHaveLength(1);
+    stringify.mockRestore();
+  });
+
   it("T2: the script and the library compute the same schemaKey", () => {
-    for (const schema of [search, readFile, {}, { description: "ünïcödé 😀" }]) expect(scriptSchemaKeyOf(schema)).toBe(schemaKeyOf(schema));
+    for (const schema of [search, readFile, {}, { description: "ünïcödé 😀" }, undefined]) expect(scriptSchemaKeyOf(schema)).toBe(schemaKeyOf(schema));
     expect(schemaKeyOf(search)).not.toBe(schemaKeyOf(readFile));
   });
 
