@@ -213,7 +213,7 @@ describe("T2: which nulls are dropped and restored", () => {
       properties: { box: { type: ["object", "null"], properties: { label: { type: "string" } } }, list: { type: "array", items: { type: "object", properties: { n: { type: "number" } } } } },
     };
     expect(validateToolArguments("t", schema, args({ box: null }))).toEqual({ box: null });
-    expect(validateToolArguments("t", schema, args({ box: undefined }), permissive())).toEqual({ box: undefined });
+    expect(validateToolArguments("t", schema, args({ box: undefined }), permissive())).toStrictEqual({ box: undefined });
     expect(validateToolArguments("t", schema, args({ list: [null, 3, { n: null }] }), permissive())).toEqual({ list: [null, 3, {}] });
     expect(errorOf(() => validateToolArguments("t", schema, args({ box: 4 })))).toContain("  - box: must be object,null\n");
   });
@@ -267,7 +267,23 @@ describe("T2: which nulls are dropped and restored", () => {
       [{ names: [null] }, (a) => (a.names = [""]), { names: [""] }],
       [{ note: null }, (a) => delete a.note, {}],
     ];
-    for (const [raw, change, expected] of cases) expect(validateToolArguments("t", schema, args(raw), permissive(change))).toEqual(expected);
+    for (const [raw, change, expected] of cases) expect(validateToolArguments("t", schema, args(raw), permissive(change))).toStrictEqual(expected);
+  });
+
+  it("T2: a null is put back only where the schema names null: a coercion from `contains` or a `$ref` stands", () => {
+    const schema = {
+      type: "object",
+      definitions: { S: { type: "string" } },
+      properties: { tags: { type: "array", contains: { type: "string" } }, any: { type: "array", items: {} }, s: { $ref: "#/definitions/S" } },
+    };
+    expect(validateToolArguments("t", schema, args({ tags: [null], s: null }))).toStrictEqual({ tags: [""], s: "" });
+    expect(validateToolArguments("t", schema, args({ tags: [null, "a"], any: [null] }), permissive((a) => ((a.tags = ["", "a"]), (a.any = ["x"]))))).toStrictEqual({ tags: ["", "a"], any: ["x"] });
+  });
+
+  it("T2: an anyOf branch that names no type keeps an optional null for the validator, but is no reason to put one back", () => {
+    const schema = { type: "object", properties: { v: { anyOf: [{ type: "string" }, {}] } } };
+    expect(validateToolArguments("t", schema, args({ v: null }))).toStrictEqual({ v: null });
+    expect(validateToolArguments("t", schema, args({ v: null }), permissive((a) => (a.v = "")))).toStrictEqual({ v: "" });
   });
 
   it("T2: tuple elements (items as an array of schemas) are left as the validator made them", () => {
