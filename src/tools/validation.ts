@@ -20,33 +20,32 @@ type Schema = {
   oneOf?: Schema[];
 };
 
-/** A subschema's object form (an array of tuple schemas included); `undefined` for the boolean schemas and for `null`. */
+/** A subschema's object form (an array of tuple schemas included); `undefined` for anything that is not an object. */
 function objectSchema(schema: unknown): Schema | undefined {
   return typeof schema === "object" && schema !== null ? (schema as Schema) : undefined;
 }
 
 /**
- * Whether `schema` lets a `null` through. `untyped` answers for a schema that names no type
- * (`{}`, `true`, a `$ref`, an `allOf`): the drop leaves such a `null` to the validator, the
- * restore puts back only a `null` the schema names itself.
+ * Whether `schema` lets a `null` through, as far as it says itself: a schema that names no type
+ * (`{}`, `true`, a `$ref`, an `allOf`) counts as allowing it. No schema at all (an array without
+ * `items`) does not: a `null` coerced there came from elsewhere, e.g. `contains`.
  */
-function allowsNull(schema: unknown, untyped: boolean): boolean {
+function allowsNull(schema: unknown): boolean {
   const object = objectSchema(schema);
-  if (object === undefined) return schema !== false && untyped;
+  if (object === undefined) return schema !== false && schema !== undefined;
   if (object.nullable) return true;
   const types = object.type === undefined ? undefined : Array.isArray(object.type) ? object.type : [object.type];
   if (types?.includes("null")) return true;
   const variants = object.anyOf ?? object.oneOf;
-  if (variants) return variants.some((variant) => allowsNull(variant, untyped));
-  return types === undefined && untyped;
+  if (variants) return variants.some(allowsNull);
+  return types === undefined;
 }
 
 /*
  * The two walks below read a property only where both the schema and the arguments have it as
  * their own: a schema parsed from JSON may name `__proto__`, and following it into an argument
  * object that lacks it would reach (and change) `Object.prototype`. Tuple elements (`items` an
- * array of schemas) are left as the validator made them: the array is walked as a schema that
- * names no type, no `items` and no `properties`.
+ * array of schemas) are left as the validator made them.
  */
 
 /** Models send `null` for an optional property they mean to omit: drop it where the schema forbids null. */
@@ -63,7 +62,7 @@ function dropNullOptionals(value: unknown, schema: unknown): void {
   for (const key in properties) {
     if (!Object.hasOwn(properties, key) || !Object.hasOwn(record, key)) continue;
     const propertySchema = properties[key];
-    if (record[key] === null && !(Array.isArray(object.required) && object.required.includes(key)) && !allowsNull(propertySchema, true)) delete record[key];
+    if (record[key] === null && !(Array.isArray(object.required) && object.required.includes(key)) && !allowsNull(propertySchema)) delete record[key];
     else dropNullOptionals(record[key], propertySchema);
   }
 }
@@ -71,9 +70,8 @@ function dropNullOptionals(value: unknown, schema: unknown): void {
 /**
  * ajv coerces inside `anyOf` / `oneOf` branch by branch, so a `null` the schema allows (e.g.
  * `anyOf: [{ type: "string" }, { type: "null" }]`) comes out of the first branch as `""` or `0`.
- * Put the model's `null` back wherever the schema names `null` as allowed: the tool must get what
- * was sent. (Where the schema names no type, a coercion came from elsewhere, e.g. `contains` or a
- * `$ref`, and stands.)
+ * Put the model's `null` back wherever the schema allows it: the tool must get what was sent.
+ * (`$ref` is not followed: a `null` under a reference to a string schema comes back as `null`.)
  */
 function restoreAllowedNulls(validated: unknown, raw: unknown, schema: unknown): void {
   const object = objectSchema(schema);
@@ -81,10 +79,10 @@ function restoreAllowedNulls(validated: unknown, raw: unknown, schema: unknown):
   const target = validated as Record<string, unknown>;
   const source = raw as Record<string, unknown>;
   if (Array.isArray(target)) {
-    if (!Array.isArray(source)) return;
     const items = object.items;
+    if (!Array.isArray(source) || Array.isArray(items)) return;
     for (let index = 0; index < target.length; index++) {
-      if (source[index] === null && allowsNull(items, false)) target[index] = null;
+      if (source[index] === null && allowsNull(items)) target[index] = null;
       else restoreAllowedNulls(target[index], source[index], items);
     }
     return;
@@ -93,7 +91,7 @@ function restoreAllowedNulls(validated: unknown, raw: unknown, schema: unknown):
   for (const key in properties) {
     if (!Object.hasOwn(properties, key) || !Object.hasOwn(source, key) || !Object.hasOwn(target, key)) continue;
     const propertySchema = properties[key];
-    if (source[key] === null && allowsNull(propertySchema, false)) target[key] = null;
+    if (source[key] === null && allowsNull(propertySchema)) target[key] = null;
     else restoreAllowedNulls(target[key], source[key], propertySchema);
   }
 }

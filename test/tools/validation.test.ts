@@ -270,20 +270,21 @@ describe("T2: which nulls are dropped and restored", () => {
     for (const [raw, change, expected] of cases) expect(validateToolArguments("t", schema, args(raw), permissive(change))).toStrictEqual(expected);
   });
 
-  it("T2: a null is put back only where the schema names null: a coercion from `contains` or a `$ref` stands", () => {
-    const schema = {
-      type: "object",
-      definitions: { S: { type: "string" } },
-      properties: { tags: { type: "array", contains: { type: "string" } }, any: { type: "array", items: {} }, s: { $ref: "#/definitions/S" } },
-    };
-    expect(validateToolArguments("t", schema, args({ tags: [null], s: null }))).toStrictEqual({ tags: [""], s: "" });
-    expect(validateToolArguments("t", schema, args({ tags: [null, "a"], any: [null] }), permissive((a) => ((a.tags = ["", "a"]), (a.any = ["x"]))))).toStrictEqual({ tags: ["", "a"], any: ["x"] });
+  it("T2: an array without an items schema gets no null back: a coercion from `contains` stands", () => {
+    const schema = { type: "object", properties: { tags: { type: "array", contains: { type: "string" } }, any: { type: "array", items: {} } } };
+    expect(validateToolArguments("t", schema, args({ tags: [null] }))).toStrictEqual({ tags: [""] });
+    expect(validateToolArguments("t", schema, args({ tags: [null, "a"], any: [null] }), permissive((a) => ((a.tags = ["", "a"]), (a.any = ["x"]))))).toStrictEqual({ tags: ["", "a"], any: [null] });
   });
 
-  it("T2: an anyOf branch that names no type keeps an optional null for the validator, but is no reason to put one back", () => {
+  it("T2: a null under a $ref to a nullable union comes back as sent", () => {
+    const schema = { type: "object", definitions: { N: { anyOf: [{ type: "string" }, { type: "null" }] } }, properties: { v: { $ref: "#/definitions/N" } } };
+    expect(validateToolArguments("t", schema, args({ v: null }))).toStrictEqual({ v: null });
+  });
+
+  it("T2: an anyOf branch that names no type allows null: kept for the validator, and put back after it", () => {
     const schema = { type: "object", properties: { v: { anyOf: [{ type: "string" }, {}] } } };
     expect(validateToolArguments("t", schema, args({ v: null }))).toStrictEqual({ v: null });
-    expect(validateToolArguments("t", schema, args({ v: null }), permissive((a) => (a.v = "")))).toStrictEqual({ v: "" });
+    expect(validateToolArguments("t", schema, args({ v: null }), permissive((a) => (a.v = "")))).toStrictEqual({ v: null });
   });
 
   it("T2: tuple elements (items as an array of schemas) are left as the validator made them", () => {
