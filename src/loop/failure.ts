@@ -34,24 +34,24 @@ export function failure(run: Run, error: unknown): Observable<AgentEvent> {
   if (state.ended) return EMPTY;
   const reason = describeError(error);
   const events: AgentEvent[] = [];
-  if (!state.started) events.push({ type: "agent_start" });
+  // A run's first event is `agent_start`, observed before anything can throw: only the turn may be closed.
   if (!state.turnOpen) events.push({ type: "turn_start" });
   const open = state.streamingMessage as Message | undefined;
-  let answeredNow: string | undefined;
   if (open && open.role !== "assistant") {
-    events.push({ type: "message_end", message: open });
-    run.append(open);
-    if (open.role === "toolResult") answeredNow = open.toolCallId;
+    const end: AgentEvent = { type: "message_end", message: open };
+    events.push(end);
+    // Committed, and a tool result answers its call.
+    run.observe(end);
   }
   const now = run.now();
   const toolResults: ToolResultMessage[] = [];
-  const unanswered = open?.role === "assistant" ? [] : unansweredToolCalls(state).filter((call) => call.id !== answeredNow);
-  for (const call of unanswered) {
+  // While an assistant message streams, the calls of the one before all have results (SPEC L3).
+  for (const call of unansweredToolCalls(run.state)) {
     const outcome = errorOutcome(call, `Tool call not completed: the run failed (${reason}).`);
     const message = toolResultMessage(outcome, now);
     toolResults.push(message);
     run.append(message);
-    if (state.executing.includes(call.id)) {
+    if (run.state.executing.includes(call.id)) {
       events.push({ type: "tool_execution_end", toolCallId: call.id, toolName: call.name, result: outcome.result, isError: true });
     }
     events.push({ type: "message_start", message }, { type: "message_end", message });

@@ -122,7 +122,10 @@ export interface AgentLoopConfig extends ToolHooks, ProviderOptions {
   prepareRequest?: (request: PrepareRequestContext, signal: AbortSignal) => MaybeAsync<AgentRequestUpdate | undefined | void>;
   /** After `turn_end` when the run goes on, before the next `turn_start`. */
   prepareNextTurn?: (turn: AgentTurnContext, signal: AbortSignal) => MaybeAsync<AgentLoopTurnUpdate | undefined | void>;
-  /** After a turn's tool results, before `turn_end` (SPEC L6, L8). */
+  /**
+   * After a turn's tool results, before `turn_end` (SPEC L6, L8): `{ action: "end" }` ends the run,
+   * `{ action: "continue" }` asks the model once more if nothing else does; any other value is no decision.
+   */
   finishTurn?: (turn: AgentTurnContext, signal: AbortSignal) => MaybeAsync<AgentTurnDecision | undefined | void>;
   /**
    * Clock for timestamps and durations, and the scheduler handed to providers. Pass the

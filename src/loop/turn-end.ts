@@ -22,8 +22,9 @@ import { NextTurn, type Step } from "./next-turn.js";
  */
 export function finishTurn(run: Run, message: AssistantMessage, batch: ToolBatchResult, hasMoreToolCalls: boolean): Observable<Step> {
   const lastTurn = run.turnContext(message, batch.messages);
+  // As in pi, a decision is its action: anything but `end` or `continue` is no decision.
   const decided = (decision: AgentTurnDecision | undefined | void): Observable<Step> =>
-    run.emitter.oneThen({ type: "turn_end", message, toolResults: batch.messages }, () => nextStep(run, lastTurn, decision, hasMoreToolCalls));
+    run.emitter.oneThen({ type: "turn_end", message, toolResults: batch.messages }, () => nextStep(run, lastTurn, decision?.action, hasMoreToolCalls));
   const hook = run.config.finishTurn;
   if (!hook) return decided(undefined);
   return defer(() => andThen(maybeAsync(() => hook(lastTurn, run.signal), "error"), decided));
@@ -34,8 +35,8 @@ export function finishTurn(run: Run, message: AssistantMessage, batch: ToolBatch
  * run goes on with tool results or steering; when it would stop, follow-up is polled (the outer
  * loop); a `continue` decision asks once more (SPEC L8).
  */
-function nextStep(run: Run, lastTurn: AgentTurnContext, decision: AgentTurnDecision | undefined | void, hasMoreToolCalls: boolean): Observable<Step> {
-  if (decision && decision.action === "end") return endRun(run);
+function nextStep(run: Run, lastTurn: AgentTurnContext, action: string | undefined, hasMoreToolCalls: boolean): Observable<Step> {
+  if (action === "end") return endRun(run);
   // A call limit in "end" mode answered the rest of the batch: the run ends here (SPEC R2).
   const callLimit = run.budget?.reached;
   if (callLimit) return endByLimit(run, callLimit);
@@ -44,13 +45,13 @@ function nextStep(run: Run, lastTurn: AgentTurnContext, decision: AgentTurnDecis
   if (limits && control) {
     // Checked before the queues are polled: what they hold stays queued for the next run.
     const reached = control.requestLimit(limits, run.turns, run.usage);
-    if (reached) return hasMoreToolCalls || (decision && decision.action === "continue") || run.hasQueued() ? endByLimit(run, reached) : endRun(run);
+    if (reached) return hasMoreToolCalls || action === "continue" || run.hasQueued() ? endByLimit(run, reached) : endRun(run);
   }
   return poll(run, run.steering, (steering) => {
     if (hasMoreToolCalls || steering.length > 0) return of(new NextTurn(steering, lastTurn));
     return poll(run, run.followUp, (followUp) => {
       if (followUp.length > 0) return of(new NextTurn(followUp, lastTurn));
-      if (decision && decision.action === "continue") return of(new NextTurn([], lastTurn));
+      if (action === "continue") return of(new NextTurn([], lastTurn));
       return endRun(run);
     });
   });
