@@ -33,7 +33,7 @@ export class QueuePoll {
     private readonly stream: Observable<AgentMessage> | undefined,
     mode: QueueMode | undefined,
   ) {
-    this.buffer = stream ? new MessageQueue(mode ?? "one-at-a-time") : undefined;
+    this.buffer = stream ? new MessageQueue(mode) : undefined;
   }
 
   /** Subscribes to the stream (Q1). An error of the stream fails the run at the next poll (Q2). */

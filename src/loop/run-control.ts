@@ -11,7 +11,7 @@ import { CallBudget } from "../tools/call-budget.js";
 import { admitCall, scheduleCalls } from "../tools/controlled-batch.js";
 import { awaitApproval, needingApproval } from "../tools/tool-approval.js";
 import type { RunControl } from "./run-control-port.js";
-import { checkPositive, checkRunLimits, limitReached, requestLimit } from "./run-limits.js";
+import { checkPositiveInteger, checkRunLimits, limitReached, requestLimit } from "./run-limits.js";
 
 /**
  * Approvals, limits and scheduling for runs of `rxagent/core`'s `Agent` and `agentLoop`.
@@ -25,7 +25,7 @@ import { checkPositive, checkRunLimits, limitReached, requestLimit } from "./run
 export const runControl: RunControl = {
   checkConfig(config) {
     checkRunLimits(config.limits);
-    checkPositive("maxConcurrency", config.maxConcurrency, true);
+    checkPositiveInteger("maxConcurrency", config.maxConcurrency);
     if (config.requestApproval !== undefined && typeof config.requestApproval !== "function") throw new TypeError("requestApproval must be a function.");
   },
   deadline(limits, scheduler, now, expired) {

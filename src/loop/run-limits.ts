@@ -59,11 +59,11 @@ export function checkRunLimits(limits: RunLimits | undefined): void {
       continue;
     }
     const integer = COUNTS.has(name);
-    if (typeof value !== "number" || !(value > 0) || (integer && !Number.isInteger(value)) || Number.isNaN(value)) {
+    if (typeof value !== "number" || !(value > 0) || (integer && !Number.isInteger(value))) {
       throw new TypeError(`limits.${name} must be a positive ${integer ? "integer" : "number"}, got ${String(value)}.`);
     }
   }
-  if (limits.maxRepeatedCalls !== undefined && limits.maxRepeatedCalls < 2) {
+  if ((limits.maxRepeatedCalls ?? 2) < 2) {
     throw new TypeError(`limits.maxRepeatedCalls must be at least 2 (the call that repeats the one before), got ${limits.maxRepeatedCalls}.`);
   }
   if (limits.onLimit !== undefined && limits.onLimit !== "end" && limits.onLimit !== "tell") {
@@ -72,11 +72,9 @@ export function checkRunLimits(limits: RunLimits | undefined): void {
 }
 
 /** Checks an option that must be a positive integer when given (`maxConcurrency`). */
-export function checkPositive(name: string, value: unknown, integer: boolean): void {
+export function checkPositiveInteger(name: string, value: unknown): void {
   if (value === undefined) return;
-  if (typeof value !== "number" || !(value > 0) || (integer && !Number.isInteger(value))) {
-    throw new TypeError(`${name} must be a positive ${integer ? "integer" : "number"}, got ${String(value)}.`);
-  }
+  if (!Number.isInteger(value) || !((value as number) > 0)) throw new TypeError(`${name} must be a positive integer, got ${String(value)}.`);
 }
 
 /** Checks a delay in ms when given: a positive number a timer can wait (`timeoutMs`, `abortGraceMs`, a tool's `timeoutMs`). */
@@ -106,8 +104,9 @@ export function limitReached(limit: RunLimitName, value: number, used: number): 
  * cost budget.
  */
 export function requestLimit(limits: RunLimits, turns: number, usage: Usage): LimitReached | undefined {
-  if (limits.maxTurns !== undefined && turns >= limits.maxTurns) return limitReached("maxTurns", limits.maxTurns, turns);
-  if (limits.maxTokens !== undefined && usage.totalTokens >= limits.maxTokens) return limitReached("maxTokens", limits.maxTokens, usage.totalTokens);
-  if (limits.maxCost !== undefined && usage.cost.total >= limits.maxCost) return limitReached("maxCost", limits.maxCost, usage.cost.total);
+  const { maxTurns = Infinity, maxTokens = Infinity, maxCost = Infinity } = limits;
+  if (turns >= maxTurns) return limitReached("maxTurns", maxTurns, turns);
+  if (usage.totalTokens >= maxTokens) return limitReached("maxTokens", maxTokens, usage.totalTokens);
+  if (usage.cost.total >= maxCost) return limitReached("maxCost", maxCost, usage.cost.total);
   return undefined;
 }

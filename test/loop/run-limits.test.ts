@@ -7,6 +7,7 @@
 import { filter, Observable, Subject, tap, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop, agentLoopContinue } from "../../src/loop/agent-loop.js";
+import { limitReached, MAX_DELAY_MS, requestLimit } from "../../src/loop/run-limits.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { agentEnd, collectSync, committed, contextWith, model, roles, textOf, textResult, tool, user } from "../helpers/fixtures.js";
@@ -108,6 +109,54 @@ describe("R2: run limits end the run cleanly", () => {
     expect(start({ maxRepeatedCalls: 1 })).toThrow("limits.maxRepeatedCalls must be at least 2 (the call that repeats the one before), got 1.");
     expect(start({ onLimit: "stop" })).toThrow('limits.onLimit must be "end" or "tell", got stop.');
     expect(start("fast")).toThrow("limits must be an object, got string.");
+    expect(start(null)).toThrow("limits must be an object, got null.");
+    // Numbers only: a string that reads as one is refused, not compared.
+    expect(start({ maxTokens: "100" })).toThrow("limits.maxTokens must be a positive number, got 100.");
+    expect(start({ maxTurns: "3" })).toThrow("limits.maxTurns must be a positive integer, got 3.");
+    expect(start({ maxRepeatedCalls: 2.5 })).toThrow("limits.maxRepeatedCalls must be a positive integer, got 2.5.");
+    expect(start({ timeoutMs: "5" })).toThrow("limits.timeoutMs must be a positive number of milliseconds up to 2147483647, got 5.");
+    expect(start({ toolTimeoutMs: 0 })).toThrow("limits.toolTimeoutMs must be a positive number of milliseconds up to 2147483647, got 0.");
+    // The bounds themselves are allowed.
+    expect(start({ timeoutMs: MAX_DELAY_MS, maxRepeatedCalls: 2, maxCost: 0.01 })).not.toThrow();
+  });
+
+  it("R2: maxConcurrency is a positive integer", () => {
+    const provider = fauxProvider([{ content: "x" }]);
+    const start = (maxConcurrency: unknown) => () => agentLoop([user("go")], contextWith([]), { model, maxConcurrency: maxConcurrency as number }, undefined, provider);
+    expect(start("2")).toThrow("maxConcurrency must be a positive integer, got 2.");
+    expect(start(0)).toThrow("maxConcurrency must be a positive integer, got 0.");
+    expect(start(1)).not.toThrow();
+  });
+
+  it("R2: each limit's reason reads right, in the singular too", () => {
+    const one = run({ limits: { maxTurns: 1 } });
+    expect(agentEnd(one.events).limit?.message).toBe("The run reached its limit of 1 model request.");
+    const oneCall = run({ limits: { maxToolCalls: 1 } }, fauxProvider([{ content: [fauxToolCall("echo", { n: 1 }, "a"), fauxToolCall("echo", { n: 2 }, "b")] }]));
+    expect(agentEnd(oneCall.events).limit?.message).toBe("The run reached its limit of 1 tool call.");
+    expect(limitReached("maxTokens", 500, 512).message).toBe("The run reached its token budget (500 tokens).");
+    expect(limitReached("maxCost", 0.25, 0.3).message).toBe("The run reached its cost budget (0.25).");
+    expect(limitReached("timeoutMs", 30, 30).message).toBe("The run reached its time limit (30 ms).");
+    expect(limitReached("maxRepeatedCalls", 3, 3).message).toBe("The same tool call came 3 times in a row with the same arguments.");
+  });
+
+  it("R2 R5: a budget used up exactly is reached; one not yet used up is not", () => {
+    const usage = (totalTokens: number, cost: number) => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: cost } });
+    expect(requestLimit({ maxTokens: 100 }, 1, usage(100, 0))).toMatchObject({ limit: "maxTokens", value: 100, used: 100 });
+    expect(requestLimit({ maxTokens: 100 }, 1, usage(99, 0))).toBeUndefined();
+    expect(requestLimit({ maxCost: 0.5 }, 1, usage(0, 0.5))).toMatchObject({ limit: "maxCost", value: 0.5, used: 0.5 });
+    expect(requestLimit({ maxCost: 0.5 }, 1, usage(0, 0.49))).toBeUndefined();
+    expect(requestLimit({ maxTurns: 2 }, 2, usage(0, 0))).toMatchObject({ limit: "maxTurns", value: 2, used: 2 });
+    expect(requestLimit({ maxTurns: 2 }, 1, usage(0, 0))).toBeUndefined();
+    expect(requestLimit({}, 1_000, usage(1e9, 1e9))).toBeUndefined();
+  });
+
+  it("R2 Q1: queued input decides a limit at the end of a turn: a queue stream with nothing sent, or a poll callback, ends on its own", () => {
+    const steering$ = new Subject<AgentMessage>();
+    const quiet = run({ limits: { maxTurns: 1 }, steering$ }, fauxProvider([{ content: "done" }]));
+    expect(agentEnd(quiet.events).limit).toBeUndefined();
+    const polled = run({ limits: { maxTurns: 1 }, getSteeringMessages: () => [], getFollowUpMessages: () => [] }, fauxProvider([{ content: "done" }]));
+    expect(agentEnd(polled.events).limit).toBeUndefined();
+    expect(roles(agentEnd(polled.events).messages)).toEqual(["user", "assistant"]);
   });
 });
 

@@ -115,10 +115,13 @@ describe("L7: steering", () => {
     expect(texts(viaPromise)).toEqual(["go", "from a promise", "ok"]);
   });
 
-  it("L7: a poll that returns undefined counts as empty; a non-array is a clear failure", () => {
-    const provider = fauxProvider([{ content: "ok" }]);
-    const events = collectSync(agentLoop([user("go")], { messages: [] }, { model, getSteeringMessages: () => undefined as never }, undefined, provider));
-    expect(texts(events)).toEqual(["go", "ok"]);
+  it("L7: a poll that returns undefined or null counts as empty; a non-array is a clear failure", () => {
+    for (const none of [undefined, null]) {
+      const provider = fauxProvider([{ content: "ok" }]);
+      const events = collectSync(agentLoop([user("go")], { messages: [] }, { model, getSteeringMessages: () => none as never, getFollowUpMessages: () => none as never }, undefined, provider));
+      expect(texts(events)).toEqual(["go", "ok"]);
+      expect((agentEnd(events).messages.at(-1) as { stopReason?: string }).stopReason).toBe("stop");
+    }
     const broken = collectSync(agentLoop([user("go")], { messages: [] }, { model, getSteeringMessages: () => "nope" as never }, undefined, fauxProvider([{ content: "ok" }])));
     expect(agentEnd(broken).messages.at(-1)).toMatchObject({ stopReason: "error", errorMessage: "getSteeringMessages must return an array of messages, got string." });
   });
