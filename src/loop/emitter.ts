@@ -82,9 +82,7 @@ export class Emitter {
   }
 }
 
-function nothingToWaitFor(): undefined {
-  return undefined;
-}
+const nothingToWaitFor = (): undefined => undefined;
 
 /** What `next()` returns, subscribed with `subscriber` itself (linked from the start, no subscription in between). */
 function goOnWith<T>(next: () => Observable<T>, subscriber: Subscriber<unknown>): void {

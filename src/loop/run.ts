@@ -176,15 +176,13 @@ export class Run {
     this.transcript().push(message);
     if ((message as { role?: string }).role === "assistant") addUsage(this.usage, (message as AssistantMessage).usage);
     this.newMessages.push(message);
-    if (this.waiting.length > 0) {
-      const index = this.waiting.indexOf(message);
-      if (index >= 0) this.waiting.splice(index, 1);
-    }
+    const index = this.waiting.indexOf(message);
+    if (index >= 0) this.waiting.splice(index, 1);
   }
 
   /** Polled or prepared messages wait for their turn; a failure before it commits them. */
   took(messages: AgentMessage[]): AgentMessage[] {
-    if (messages.length > 0) this.waiting.push(...messages);
+    this.waiting.push(...messages);
     return messages;
   }
 
@@ -201,13 +199,11 @@ export class Run {
       this.context = { ...update.context };
       this.watch(update.context.messages);
     }
-    if (update.model || update.thinkingLevel !== undefined) {
-      const next: AgentLoopConfig = { ...this.config };
-      if (update.model) next.model = update.model;
-      if (update.thinkingLevel !== undefined) next.reasoning = update.thinkingLevel === "off" ? undefined : update.thinkingLevel;
-      this.config = next;
-      this.streamOptions = streamOptionsOf(next);
-    }
+    const next: AgentLoopConfig = { ...this.config };
+    if (update.model) next.model = update.model;
+    if (update.thinkingLevel !== undefined) next.reasoning = update.thinkingLevel === "off" ? undefined : update.thinkingLevel;
+    this.config = next;
+    this.streamOptions = streamOptionsOf(next);
   }
 
   get thinkingLevel(): ThinkingLevel {

@@ -9,7 +9,7 @@ import { defer, type Observable, of } from "rxjs";
 import { sequence } from "../rx/sequence.js";
 import type { AssistantMessage } from "../model/messages.js";
 import { andThen, maybeAsync } from "../rx/maybe-async.js";
-import type { ToolBatchResult } from "../tools/tool-batch.js";
+import type { ToolResultMessage } from "../model/messages.js";
 import type { AgentTurnContext, AgentTurnDecision } from "./loop-config.js";
 import { poll } from "./queue-poll.js";
 import type { LimitReached } from "../model/types.js";
@@ -17,14 +17,14 @@ import type { Run } from "./run.js";
 import { NextTurn, type Step } from "./next-turn.js";
 
 /**
- * `finishTurn`, `turn_end`, then the scheduling decision. `hasMoreToolCalls` is the batch's
- * verdict: calls ran and not every result asked to stop.
+ * `finishTurn`, `turn_end`, then the scheduling decision. `toolResults` are the turn's, in source
+ * order; `hasMoreToolCalls` is the batch's verdict: calls ran and not every result asked to stop.
  */
-export function finishTurn(run: Run, message: AssistantMessage, batch: ToolBatchResult, hasMoreToolCalls: boolean): Observable<Step> {
-  const lastTurn = run.turnContext(message, batch.messages);
+export function finishTurn(run: Run, message: AssistantMessage, toolResults: ToolResultMessage[], hasMoreToolCalls: boolean): Observable<Step> {
+  const lastTurn = run.turnContext(message, toolResults);
   // As in pi, a decision is its action: anything but `end` or `continue` is no decision.
   const decided = (decision: AgentTurnDecision | undefined | void): Observable<Step> =>
-    run.emitter.oneThen({ type: "turn_end", message, toolResults: batch.messages }, () => nextStep(run, lastTurn, decision?.action, hasMoreToolCalls));
+    run.emitter.oneThen({ type: "turn_end", message, toolResults }, () => nextStep(run, lastTurn, decision?.action, hasMoreToolCalls));
   const hook = run.config.finishTurn;
   if (!hook) return decided(undefined);
   return defer(() => andThen(maybeAsync(() => hook(lastTurn, run.signal), "error"), decided));

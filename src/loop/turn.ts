@@ -54,7 +54,7 @@ export function appendMessages(run: Run, messages: readonly AgentMessage[]): Obs
 function betweenTurns(run: Run, lastTurn: AgentTurnContext, pending: AgentMessage[], then: (messages: AgentMessage[]) => Observable<Step>): Observable<Step> {
   const opened = (prepared: AgentMessage[]): Observable<Step> => {
     const start = (queued: AgentMessage[]): Observable<Step> =>
-      run.emitter.oneThen({ type: "turn_start" }, () => then(prepared.length > 0 ? [...prepared, ...queued] : queued));
+      run.emitter.oneThen({ type: "turn_start" }, () => then([...prepared, ...queued]));
     return pending.length === 0 ? poll(run, run.steering, start) : start(pending);
   };
   const hook = run.config.prepareNextTurn;
@@ -118,8 +118,8 @@ function streamResponse(run: Run, messages: Message[], apiKey: string | undefine
 function afterResponse(run: Run, message: AssistantMessage): Observable<Step> {
   if (message.stopReason === "error" || message.stopReason === "aborted") return hardExit(run, message);
   const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
-  if (calls.length === 0) return finishTurn(run, message, { messages: [], terminate: false }, false);
-  return runToolCalls(run, message, calls, toolEnvironment(run, message), (batch) => finishTurn(run, message, batch, !batch.terminate));
+  if (calls.length === 0) return finishTurn(run, message, [], false);
+  return runToolCalls(run, message, calls, toolEnvironment(run, message), (batch) => finishTurn(run, message, batch.messages, !batch.terminate));
 }
 
 /**
@@ -129,7 +129,7 @@ function afterResponse(run: Run, message: AssistantMessage): Observable<Step> {
 function runToolCalls(run: Run, message: AssistantMessage, calls: readonly ToolCall[], env: ToolCallEnvironment, then: (batch: ToolBatchResult) => Observable<Step>, all: readonly ToolCall[] = calls): Observable<Step> {
   if (message.stopReason === "length") return failTruncatedToolCalls(calls, env, run.emitter, then);
   const sequential = run.config.toolExecution === "sequential" || all.some((call) => env.tools.find((t) => t.name === call.name)?.executionMode === "sequential");
-  return executeToolBatch(calls, env, sequential ? "sequential" : "parallel", run.emitter, then);
+  return executeToolBatch(calls, env, sequential, run.emitter, then);
 }
 
 /**
@@ -145,8 +145,9 @@ export function resumeTurn(run: Run, resume: ResumedTurn): Observable<Step> {
   const env = { ...toolEnvironment(run, message), settled };
   return runToolCalls(run, message, open, env, (batch) => {
     const fresh = new Map(batch.messages.map((m) => [m.toolCallId, m] as const));
-    const messages = calls.flatMap((call) => answered.get(call.id) ?? fresh.get(call.id) ?? []);
-    return finishTurn(run, message, { messages, terminate: batch.terminate }, !batch.terminate);
+    // Every open call got a result from the batch, even an aborted one (SPEC L10).
+    const messages = calls.map((call) => (answered.get(call.id) ?? fresh.get(call.id))!);
+    return finishTurn(run, message, messages, !batch.terminate);
   }, calls);
 }
 

@@ -20,7 +20,7 @@ import { finalizeToolCall } from "./finalize-tool-call.js";
 import { notStarted, prepareToolCall, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
 import { approvalRequestEvent } from "./tool-approval.js";
 import { errorOutcome, toolResultMessage, truncatedToolCallText } from "./tool-result.js";
-import type { ToolCallOutcome, ToolExecutionMode } from "./tool-types.js";
+import type { ToolCallOutcome } from "./tool-types.js";
 
 /** What a finished batch leaves behind. */
 export interface ToolBatchResult {
@@ -98,8 +98,9 @@ function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: 
 }
 
 /**
- * Runs the batch, then hands its result to `then`. Never errors for tool failures: each call
- * ends with exactly one result (SPEC T3, L10).
+ * Runs the batch, each call from start to result before the next (`sequential`) or all at once,
+ * then hands its result to `then`. Never errors for tool failures: each call ends with exactly
+ * one result (SPEC T3, L10).
  *
  * ```text
  * parallel; call a takes 2 frames, call b 1 frame (S start, E end, R result message):
@@ -108,10 +109,10 @@ function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: 
  *          (ends in completion order, result messages in source order)
  * ```
  */
-export function executeToolBatch<T>(calls: readonly ToolCall[], env: ToolCallEnvironment, mode: ToolExecutionMode, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
+export function executeToolBatch<T>(calls: readonly ToolCall[], env: ToolCallEnvironment, sequential: boolean, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
   return defer(() => {
     const duplicates = duplicateIds(calls);
-    return mode === "sequential" ? oneByOne(calls, duplicates, env, emitter, then) : together(calls, duplicates, env, emitter, then);
+    return sequential ? oneByOne(calls, duplicates, env, emitter, then) : together(calls, duplicates, env, emitter, then);
   });
 }
 

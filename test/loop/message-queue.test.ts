@@ -20,6 +20,13 @@ describe("MessageQueue", () => {
     expect(all.drain()).toEqual([]);
   });
 
+  it("L7: a queue made without a mode takes one message per poll, and says so", () => {
+    const queue = new MessageQueue();
+    expect(queue.mode).toBe("one-at-a-time");
+    ["a", "b"].forEach((t) => queue.enqueue(user(t)));
+    expect(texts(queue.drain())).toEqual(["a"]);
+  });
+
   it("Q4: feed() enqueues what a stream emits until the subscription ends", () => {
     const queue = new MessageQueue("all");
     const source = new Subject<AgentMessage>();

@@ -286,11 +286,11 @@ describe("T4: the batch's events and result", () => {
   });
 
   it("T4: an empty batch (a resumed turn whose calls all have results) asks for no stop, in either mode (L6)", () => {
-    for (const mode of ["parallel", "sequential"] as const) {
+    for (const sequential of [false, true]) {
       const env = toolEnvironment();
       const batches: ToolBatchResult[] = [];
       const events: unknown[] = [];
-      executeToolBatch([], env, mode, new Emitter(undefined), (batch) => (batches.push(batch), EMPTY)).subscribe((e) => events.push(e));
+      executeToolBatch([], env, sequential, new Emitter(undefined), (batch) => (batches.push(batch), EMPTY)).subscribe((e) => events.push(e));
       expect(events).toEqual([]);
       expect(batches).toEqual([{ messages: [], terminate: false }]);
     }
