@@ -150,7 +150,8 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
   return defer(() => {
     const controller = new AbortController();
     const outer = input.signal;
-    const forwardAbort = (): void => controller.abort(outer?.reason);
+    // Only ever `outer`'s own listener.
+    const forwardAbort = (): void => controller.abort(outer!.reason);
     if (outer?.aborted) controller.abort(outer.reason);
     else outer?.addEventListener("abort", forwardAbort);
     return runEvents(input, controller).pipe(

@@ -722,3 +722,103 @@ describe("L10: nothing leaks", () => {
     expect(balance.get(controller.signal)).toBe(0);
   });
 });
+
+describe("L10 R2 A6: the run's own AbortSignal", () => {
+  const signalOf = (provider: ReturnType<typeof fauxProvider>, request = 0): AbortSignal => provider.requests[request]!.options.signal!;
+
+  it("R4: abortGraceMs is checked at call time, by name", () => {
+    expect(() => agentLoop([user("go")], contextWith([]), { model, abortGraceMs: -1 }, undefined, fauxProvider([]))).toThrow(
+      new TypeError("abortGraceMs must be a positive number of milliseconds up to 2147483647, got -1."),
+    );
+  });
+
+  it("L10: unsubscribing aborts the signal with an AbortError that says so", () => {
+    const provider = fauxProvider([{ content: "never ends", fault: "hang" }]);
+    agentLoop([user("go")], contextWith([]), { model }, undefined, provider).subscribe().unsubscribe();
+    const reason = signalOf(provider).reason as DOMException;
+    expect([reason.name, reason.message]).toEqual(["AbortError", "The run was unsubscribed"]);
+  });
+
+  it("L10: an outer signal's abort reaches the run's signal with the outer reason", () => {
+    const outer = new AbortController();
+    const provider = fauxProvider([{ content: "never ends", fault: "hang" }]);
+    const events: AgentEvent[] = [];
+    agentLoop([user("go")], contextWith([]), { model }, outer.signal, provider).subscribe((e) => events.push(e));
+    const why = new Error("the user pressed stop");
+    outer.abort(why);
+    expect(signalOf(provider).reason).toBe(why);
+    expect((agentEnd(events).messages.at(-1) as AssistantMessage).stopReason).toBe("aborted");
+  });
+
+  it("A6 L10: a failure aborts what is still running with the failure as the reason", () => {
+    let pendingSignal: AbortSignal | undefined;
+    const pending = tool("pending", (_id, _args, signal) => {
+      pendingSignal = signal;
+      return new Promise<never>(() => undefined);
+    });
+    const quick = tool("quick", () => textResult("quick"));
+    const broke = new Error("listener broke");
+    const emit = (event: AgentEvent): void => {
+      if (event.type === "tool_execution_end" && event.toolCallId === "q") throw broke;
+    };
+    const provider = fauxProvider([{ content: [fauxToolCall("pending", {}, "p"), fauxToolCall("quick", {}, "q")] }]);
+    const events = collectSync(runAgentLoop({ prompts: [user("go")], context: contextWith([pending, quick]), config: { model }, streamFn: provider, emit }));
+    expect(pendingSignal!.aborted).toBe(true);
+    expect(pendingSignal!.reason).toBe(broke);
+    expect((agentEnd(events).messages.at(-1) as AssistantMessage).errorMessage).toBe("listener broke");
+  });
+
+  it("A6 L10: a listener failing on agent_end aborts nothing: the run had ended", () => {
+    const provider = fauxProvider([{ content: "done" }]);
+    const emit = (event: AgentEvent): void => {
+      if (event.type === "agent_end") throw new Error("late listener broke");
+    };
+    const events = collectSync(runAgentLoop({ prompts: [user("go")], context: contextWith([]), config: { model }, streamFn: provider, emit }));
+    expect(types(events).filter((t) => t === "agent_end")).toHaveLength(1);
+    expect(signalOf(provider).aborted).toBe(false);
+  });
+
+  it("R2: the time limit aborts the signal with a TimeoutError that gives the limit", () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ flush }) => {
+      const provider = fauxProvider([{ content: "a long answer that streams slowly, one delta per frame" }], { scheduler, chunkSize: 2 });
+      agentLoop([user("go")], contextWith([]), { model, scheduler, limits: { timeoutMs: 6 } }, undefined, provider).subscribe();
+      flush();
+      const reason = signalOf(provider).reason as DOMException;
+      expect([reason.name, reason.message]).toEqual(["TimeoutError", "The run reached its time limit (6 ms)."]);
+    });
+  });
+
+  it("R2: a time limit that passes while a listener still waits on agent_end changes nothing", () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ flush }) => {
+      const heard: string[] = [];
+      const provider = fauxProvider([{ content: "done" }]);
+      const emit = (event: AgentEvent) => (event.type === "agent_end" ? timer(10) : undefined);
+      let completedAt = -1;
+      runAgentLoop({ prompts: [user("go")], context: contextWith([]), config: { model, scheduler, limits: { timeoutMs: 3 }, onLimitReached: (l) => void heard.push(l.limit) }, streamFn: provider, emit }).subscribe({ complete: () => (completedAt = scheduler.now()) });
+      flush();
+      expect(completedAt).toBe(10);
+      expect(heard).toEqual([]);
+      expect(signalOf(provider).aborted).toBe(false);
+    });
+  });
+
+  it("R2 L10: a time limit that passes after the user aborted is no limit: agent_end says aborted, not timed out", () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ flush }) => {
+      const heard: string[] = [];
+      const outer = new AbortController();
+      const provider = fauxProvider([{ content: "never" }]);
+      // The run waits on the prompt's end for 10 frames; the user aborts at 1, the limit passes at 3.
+      const emit = (event: AgentEvent) => (event.type === "message_end" && (event.message as { role: string }).role === "user" ? timer(10) : undefined);
+      const events: AgentEvent[] = [];
+      scheduler.schedule(() => outer.abort(), 1);
+      runAgentLoop({ prompts: [user("go")], context: contextWith([]), config: { model, scheduler, limits: { timeoutMs: 3 }, onLimitReached: (l) => void heard.push(l.limit) }, signal: outer.signal, streamFn: provider, emit }).subscribe((e) => events.push(e));
+      flush();
+      expect(heard).toEqual([]);
+      expect(agentEnd(events).limit).toBeUndefined();
+      expect((agentEnd(events).messages.at(-1) as AssistantMessage).stopReason).toBe("aborted");
+    });
+  });
+});

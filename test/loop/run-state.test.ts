@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
-import { initialRunState, reduceRunState, unansweredToolCalls, type RunState } from "../../src/loop/run-state.js";
+import { initialRunState, reduceRunState, resumedRunState, unansweredToolCalls, type RunState } from "../../src/loop/run-state.js";
 import type { AgentEvent, ToolResultMessage } from "../../src/index.js";
 import { emptyUsage } from "../../src/model/assistant-message.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
@@ -17,6 +17,29 @@ const result = (id: string): ToolResultMessage => ({ role: "toolResult", toolCal
 const fold = (events: readonly AgentEvent[], from: RunState = initialRunState): RunState => events.reduce(reduceRunState, from);
 
 describe("reduceRunState", () => {
+  it("A6 L2: before any event nothing is open, started or known", () => {
+    expect({ ...initialRunState }).toEqual({ started: false, ended: false, turnOpen: false, streamingMessage: undefined, executing: [], lastAssistant: undefined, answered: [], errorMessage: undefined });
+  });
+
+  it("A6: an event that changes nothing gives the same state object: a second agent_start or turn_start, a user message ended without a start", () => {
+    const started = fold([{ type: "agent_start" }]);
+    expect(reduceRunState(started, { type: "agent_start" })).toBe(started);
+    const open = fold([{ type: "turn_start" }], started);
+    expect(reduceRunState(open, { type: "turn_start" })).toBe(open);
+    expect(reduceRunState(open, { type: "message_end", message: user("hi") })).toBe(open);
+  });
+
+  it("A6: a user message's end closes it and answers no call", () => {
+    const state = fold([{ type: "message_start", message: user("hi") }, { type: "message_end", message: user("hi") }]);
+    expect(state.streamingMessage).toBeUndefined();
+    expect(state.answered).toEqual([]);
+  });
+
+  it("A4: a turn_end whose message is no assistant message leaves errorMessage alone", () => {
+    const note = { role: "note", errorMessage: "not an error of the model" } as unknown as AgentEvent extends { message: infer M } ? M : never;
+    expect(reduceRunState(initialRunState, { type: "turn_end", message: note, toolResults: [] } as AgentEvent).errorMessage).toBeUndefined();
+  });
+
   it("A6 L2: brackets: started, turn open, ended", () => {
     const state = fold([{ type: "agent_start" }, { type: "turn_start" }]);
     expect(state).toMatchObject({ started: true, turnOpen: true, ended: false });
@@ -115,5 +138,16 @@ describe("reduceRunState", () => {
     const state = fold(events);
     expect(state).toMatchObject({ started: true, ended: true, turnOpen: false, streamingMessage: undefined, executing: [] });
     expect(unansweredToolCalls(state)).toEqual([]);
+  });
+});
+
+describe("resumedRunState", () => {
+  it("S5: a resumed turn's state: nothing started or open, its message the last one, a copy of the answered ids", () => {
+    const message = assistantMessage([call("c1"), call("c2")], "toolUse");
+    const answered = ["c1"];
+    const state = resumedRunState(message, answered);
+    answered.push("c2");
+    expect({ ...state }).toEqual({ started: false, ended: false, turnOpen: false, streamingMessage: undefined, executing: [], lastAssistant: message, answered: ["c1"], errorMessage: undefined });
+    expect(unansweredToolCalls(state).map((c) => c.id)).toEqual(["c2"]);
   });
 });
