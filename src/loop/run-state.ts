@@ -55,10 +55,11 @@ export const initialRunState: RunState = Object.freeze(new State(false, false, f
 
 /**
  * The state of a run that resumes a turn a stopped process left open (SPEC S5): the turn's
- * assistant message is the last one, and `answered` of its calls already have results.
+ * assistant message is the last one, and `answered` of its calls already have results (the
+ * state keeps the array: give it one nobody changes).
  */
 export function resumedRunState(lastAssistant: AssistantMessage, answered: readonly string[]): RunState {
-  return new State(false, false, false, undefined, NO_IDS, lastAssistant, answered.slice(), undefined);
+  return new State(false, false, false, undefined, NO_IDS, lastAssistant, answered, undefined);
 }
 
 /** `state` with `errorMessage` replaced. */
@@ -117,8 +118,9 @@ export function reduceRunState(state: RunState, event: AgentEvent): RunState {
     case "turn_end": {
       next = copy(state);
       next.turnOpen = false;
-      const message = event.message as { role?: string; errorMessage?: string };
-      if (message.role === "assistant" && message.errorMessage) next.errorMessage = message.errorMessage;
+      // The loop's turn_end always carries an assistant message.
+      const { errorMessage } = event.message as { errorMessage?: string };
+      if (errorMessage) next.errorMessage = errorMessage;
       return next;
     }
     case "message_start":

@@ -46,6 +46,8 @@ export interface AgentLoopRun {
 export interface ResumedTurn {
   message: AssistantMessage;
   settled: ReadonlyMap<string, ToolCallOutcome>;
+  /** Ids of the calls answered before the stop whose results asked the loop to stop (SPEC L6); none when absent. */
+  terminated?: ReadonlySet<string>;
 }
 
 /** A run with its tool-argument validator and its run control decided: the config's, else the entry's default. */
@@ -199,6 +201,8 @@ export class Run {
       this.context = { ...update.context };
       this.watch(update.context.messages);
     }
+    // A context alone leaves the config object as it was given (a copy would drop inherited hooks).
+    if (!update.model && update.thinkingLevel === undefined) return;
     const next: AgentLoopConfig = { ...this.config };
     if (update.model) next.model = update.model;
     if (update.thinkingLevel !== undefined) next.reasoning = update.thinkingLevel === "off" ? undefined : update.thinkingLevel;

@@ -7,9 +7,8 @@
  */
 import { defer, type Observable, of } from "rxjs";
 import { sequence } from "../rx/sequence.js";
-import type { AssistantMessage } from "../model/messages.js";
+import type { AssistantMessage, ToolResultMessage } from "../model/messages.js";
 import { andThen, maybeAsync } from "../rx/maybe-async.js";
-import type { ToolResultMessage } from "../model/messages.js";
 import type { AgentTurnContext, AgentTurnDecision } from "./loop-config.js";
 import { poll } from "./queue-poll.js";
 import type { LimitReached } from "../model/types.js";
@@ -18,7 +17,8 @@ import { NextTurn, type Step } from "./next-turn.js";
 
 /**
  * `finishTurn`, `turn_end`, then the scheduling decision. `toolResults` are the turn's, in source
- * order; `hasMoreToolCalls` is the batch's verdict: calls ran and not every result asked to stop.
+ * order; `hasMoreToolCalls`: the message made calls and not every one of their results asked to
+ * stop (a resumed turn counts the results from before the stop too).
  */
 export function finishTurn(run: Run, message: AssistantMessage, toolResults: ToolResultMessage[], hasMoreToolCalls: boolean): Observable<Step> {
   const lastTurn = run.turnContext(message, toolResults);

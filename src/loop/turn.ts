@@ -138,16 +138,19 @@ function runToolCalls(run: Run, message: AssistantMessage, calls: readonly ToolC
  * in its source order.
  */
 export function resumeTurn(run: Run, resume: ResumedTurn): Observable<Step> {
-  const { message, settled } = resume;
+  const { message, settled, terminated } = resume;
   const answered = resultsAfter(run.transcript(), message);
   const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
   const open = calls.filter((call) => !answered.has(call.id));
   const env = { ...toolEnvironment(run, message), settled };
   return runToolCalls(run, message, open, env, (batch) => {
-    const fresh = new Map(batch.messages.map((m) => [m.toolCallId, m] as const));
-    // Every open call got a result from the batch, even an aborted one (SPEC L10).
-    const messages = calls.map((call) => (answered.get(call.id) ?? fresh.get(call.id))!);
-    return finishTurn(run, message, messages, !batch.terminate);
+    // The batch answers every open call, even an aborted one (SPEC L10), in the order of `open`:
+    // matched by place, not by id, so calls that share an id keep their own results.
+    let next = 0;
+    const messages = calls.map((call) => answered.get(call.id) ?? batch.messages[next++]!);
+    // The run stops only when every result of the message asked to, the earlier ones too (SPEC L6).
+    const terminate = (open.length === 0 || batch.terminate) && calls.every((call) => !answered.has(call.id) || terminated?.has(call.id) === true);
+    return finishTurn(run, message, messages, !terminate);
   }, calls);
 }
 

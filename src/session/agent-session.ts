@@ -158,14 +158,14 @@ class JournaledSession implements AgentSession {
       case "continue":
         return host.continue$();
       case "tools":
-        if (plan.aborted) return host.run({ resume: { message: plan.message, settled: plan.settled }, aborted: true });
+        if (plan.aborted) return host.run({ resume: { message: plan.message, settled: plan.settled, terminated: plan.terminated }, aborted: true });
         if (plan.approvals.length > 0) {
           // Waiting for a human: the run goes on when the first answer comes (approve / deny).
           host.park(plan);
           return durable(session.writer.whenDurable());
         }
         for (const [id, kept] of plan.answers) host.keep(id, kept);
-        return host.run({ resume: { message: plan.message, settled: plan.settled } });
+        return host.run({ resume: { message: plan.message, settled: plan.settled, terminated: plan.terminated } });
     }
   }
 }

@@ -39,6 +39,8 @@ export type ResumePlan =
       readonly approvals: readonly ToolApprovalRequest[];
       /** Answers the journal holds for calls that run again (`replay: "safe"`): they are not asked twice. */
       readonly answers: ReadonlyMap<string, ToolApprovalDecision>;
+      /** The calls answered before the stop whose results asked the loop to stop (SPEC L6). */
+      readonly terminated: ReadonlySet<string>;
     };
 
 const roleOf = (message: AgentMessage | undefined): string | undefined => (message as { role?: string } | undefined)?.role;
@@ -76,7 +78,7 @@ export function planResume(image: SessionImage): ResumePlan {
     // Told to stop before the crash (an abort, `finishTurn` → `end`): not continued.
     if (image.stopping === "aborted") return { kind: "close", errorMessage: ABORTED_RUN_TEXT };
     // Every call answered: the turn ends as it would have (`finishTurn`, then the next turn).
-    if (at < messages.length - 1 && !everyResultTerminated(image, answered)) return { kind: "tools", message: last, settled: new Map(), aborted: false, approvals: [], answers: new Map() };
+    if (at < messages.length - 1 && !everyResultTerminated(image, answered)) return { kind: "tools", message: last, settled: new Map(), aborted: false, approvals: [], answers: new Map(), terminated: terminatedOf(image, answered) };
     // No call made, or every result asked to stop: the run was polling its queues.
     return image.steering.length > 0 || image.followUp.length > 0 ? { kind: "continue" } : { kind: "close", errorMessage: undefined };
   }
@@ -94,7 +96,11 @@ export function planResume(image: SessionImage): ResumePlan {
     else if (record.replay !== "safe") settled.set(call.id, errorOutcome(call, INTERRUPTED_TOOL_TEXT));
     else if (answer) answers.set(call.id, answer);
   }
-  return { kind: "tools", message: last, settled, aborted: image.stopping === "aborted", approvals, answers };
+  return { kind: "tools", message: last, settled, aborted: image.stopping === "aborted", approvals, answers, terminated: terminatedOf(image, answered) };
+}
+
+function terminatedOf(image: SessionImage, answered: ReadonlySet<string>): ReadonlySet<string> {
+  return new Set([...answered].filter((id) => image.terminated.has(id)));
 }
 
 function everyResultTerminated(image: SessionImage, answered: ReadonlySet<string>): boolean {

@@ -1,7 +1,7 @@
 /**
  * The tool calls of one assistant message (SPEC T4, L9, L10).
  *
- * Parallel (the default): preflight in source order with `concatMap`, then the allowed calls
+ * Parallel (the loop's default): preflight in source order with `concatMap`, then the allowed calls
  * run together with `mergeMap`, so `tool_execution_end` arrives in completion order; the
  * tool-result messages follow in the assistant's source order. Sequential: each call is
  * prepared, run and finished before the next starts. Either way the batch hands its result —
@@ -98,8 +98,9 @@ function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: 
 }
 
 /**
- * Runs the batch, each call from start to result before the next (`sequential`) or all at once,
- * then hands its result to `then`. Never errors for tool failures: each call ends with exactly
+ * Runs the batch, each call from start to result before the next (`sequential`), else prepared
+ * in source order and run together within run control's limits (SPEC R3), then hands its result
+ * to `then`. Never errors for tool failures: each call ends with exactly
  * one result (SPEC T3, L10).
  *
  * ```text

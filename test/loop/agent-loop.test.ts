@@ -723,7 +723,7 @@ describe("L10: nothing leaks", () => {
   });
 });
 
-describe("L10 R2 A6: the run's own AbortSignal", () => {
+describe("L10 R2 R4 A6: the run's own AbortSignal", () => {
   const signalOf = (provider: ReturnType<typeof fauxProvider>, request = 0): AbortSignal => provider.requests[request]!.options.signal!;
 
   it("R4: abortGraceMs is checked at call time, by name", () => {

@@ -122,3 +122,51 @@ describe("T2 T4: the tool environment and the batch's mode", () => {
     });
   });
 });
+
+describe("S5 L6: when a resumed turn stops", () => {
+  const stopper = tool("stopper", () => textResult("stop here", { terminate: true }));
+
+  function resume(terminated: ReadonlySet<string> | undefined): ReturnType<typeof fauxProvider> {
+    const message = assistantMessage([fauxToolCall("stopper", {}, "c1"), fauxToolCall("stopper", {}, "c2")], "toolUse");
+    const provider = fauxProvider([{ content: "asked again" }]);
+    const context = contextWith([stopper], [user("go"), message, toolResult("c1", "stop here")]);
+    collectSync(runAgentLoop({ context, config: { model }, streamFn: provider, resume: { message, settled: new Map(), terminated } }));
+    return provider;
+  }
+
+  it("L6: the earlier result asked to stop too: the run ends without a request", () => {
+    expect(resume(new Set(["c1"])).requests).toHaveLength(0);
+  });
+
+  it("L6: an earlier result that did not ask to stop keeps the run going, though the resumed one asks to", () => {
+    expect(resume(undefined).requests).toHaveLength(1);
+    expect(resume(new Set(["other"])).requests).toHaveLength(1);
+  });
+
+  it("L6: every call answered before the stop, all asking to stop: the run ends", () => {
+    const message = assistantMessage([fauxToolCall("stopper", {}, "c1")], "toolUse");
+    const provider = fauxProvider([{ content: "asked again" }]);
+    const context = contextWith([stopper], [user("go"), message, toolResult("c1", "stop here")]);
+    collectSync(runAgentLoop({ context, config: { model }, streamFn: provider, resume: { message, settled: new Map(), terminated: new Set(["c1"]) } }));
+    expect(provider.requests).toHaveLength(0);
+  });
+
+  it("T4 S5: two open calls that share an id keep their own results, as in any batch", () => {
+    const message = assistantMessage([fauxToolCall("echo", {}, "dup"), fauxToolCall("echo", {}, "dup")], "toolUse");
+    const context = contextWith([echo], [user("go"), message]);
+    const events = collectSync(runAgentLoop({ context, config: { model }, streamFn: fauxProvider([{ content: "done" }]), resume: { message, settled: new Map() } }));
+    const [end] = turnEnds(events);
+    expect(end!.toolResults.map((m) => m.isError)).toEqual([false, true]);
+    expect(textOf(end!.toolResults[0])).toBe("ran dup");
+  });
+});
+
+describe("S5 L6: a resumed message without calls", () => {
+  it("L6: ends as a text answer does: no request", () => {
+    const message = assistantMessage("all done", "stop");
+    const provider = fauxProvider([{ content: "asked again" }]);
+    const events = collectSync(runAgentLoop({ context: contextWith([echo], [user("go"), message]), config: { model }, streamFn: provider, resume: { message, settled: new Map() } }));
+    expect(provider.requests).toHaveLength(0);
+    expect(turnEnds(events)[0]!.toolResults).toEqual([]);
+  });
+});

@@ -451,3 +451,32 @@ describe("a resumed run in virtual time (SPEC S5, L12)", () => {
     expect(resumed!.state.messages.map((m) => (m as Message).role)).toEqual(["system", "user", "assistant", "toolResult", "toolResult", "assistant"]);
   });
 });
+
+describe("a resumed batch stops only when every result asked to (SPEC S5, L6)", () => {
+  const stopping = (name: string, terminate: boolean): AgentTool => ({ ...echo, name, executionMode: "sequential", execute: () => ({ content: [{ type: "text", text: name }], terminate }) });
+  const replies: FauxReply[] = [{ content: [fauxToolCall("first", {}, "f1"), fauxToolCall("second", {}, "s1")] }, { content: "asked again" }];
+
+  async function resumeAfterFirst(firstTerminates: boolean): Promise<ReturnType<typeof byTurn>> {
+    const tools = [stopping("first", firstTerminates), stopping("second", true)];
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store, { tools, replies });
+    await agent.resume();
+    await agent.prompt("go");
+    // A crash right after the first result was committed.
+    const copy = cutJournal(store, (e) => e.type === "message" && (e.message as { toolCallId?: string }).toolCallId === "f1");
+    const provider = byTurn(replies);
+    const resumed = new Agent({ initialState: { systemPrompt: "Be brief.", model, tools }, streamFn: provider, session: agentSession({ store: copy, id: "s", owner: "b" }) });
+    await resumed.resume();
+    return provider;
+  }
+
+  it("L6 S5: the earlier result asked to stop and the resumed one does: the model is not asked again", async () => {
+    expect((await resumeAfterFirst(true)).requests).toHaveLength(0);
+  });
+
+  it("L6 S5: the earlier result did not ask to stop: the run goes on with both results", async () => {
+    const provider = await resumeAfterFirst(false);
+    expect(provider.requests).toHaveLength(1);
+    expect(provider.requests[0]!.messages.filter((m) => m.role === "toolResult").map((m) => (m as { toolCallId: string }).toolCallId)).toEqual(["f1", "s1"]);
+  });
+});
