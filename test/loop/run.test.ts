@@ -52,6 +52,8 @@ describe("S5: which calls of a resumed turn are answered", () => {
     const events = collectSync(runAgentLoop({ context, config: { model }, streamFn: fauxProvider([]), emit, resume: { message, settled: new Map() } }));
     const results = agentEnd(events).messages.filter((m): m is ToolResultMessage => (m as ToolResultMessage).role === "toolResult");
     expect(results.map((m) => [m.toolCallId, m.isError])).toEqual([["c2", true]]);
+    // Nothing else was waiting: the run committed the open call's result and its failure, no more.
+    expect(roles(agentEnd(events).messages)).toEqual(["toolResult", "assistant"]);
     expect(textOf(results[0])).toBe("Tool call not completed: the run failed (listener broke).");
     expect(lastOf(events).errorMessage).toBe("listener broke");
   });
