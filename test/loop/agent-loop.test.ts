@@ -768,6 +768,16 @@ describe("L10 R2 R4 A6: the run's own AbortSignal", () => {
     expect((agentEnd(events).messages.at(-1) as AssistantMessage).errorMessage).toBe("listener broke");
   });
 
+  it("L1 A6: a failure before the prompts were committed commits them, and leaves the caller's array as it was", () => {
+    const prompts = [user("first"), user("second")];
+    const emit = (event: AgentEvent): void => {
+      if (event.type === "agent_start") throw new Error("listener broke");
+    };
+    const events = collectSync(runAgentLoop({ prompts, context: contextWith([]), config: { model }, streamFn: fauxProvider([]), emit }));
+    expect(roles(agentEnd(events).messages)).toEqual(["user", "user", "assistant"]);
+    expect(prompts.map(textOf)).toEqual(["first", "second"]);
+  });
+
   it("A6 L10: a listener failing on agent_end aborts nothing: the run had ended", () => {
     const provider = fauxProvider([{ content: "done" }]);
     const emit = (event: AgentEvent): void => {

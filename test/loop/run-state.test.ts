@@ -29,6 +29,12 @@ describe("reduceRunState", () => {
     expect(reduceRunState(open, { type: "message_end", message: user("hi") })).toBe(open);
   });
 
+  it("A4: the end of a call that is not executing changes no executing call", () => {
+    const state = fold([{ type: "tool_execution_start", toolCallId: "a", toolName: "t", args: {} }]);
+    const next = reduceRunState(state, { type: "tool_execution_end", toolCallId: "b", toolName: "t", result: { content: [] }, isError: false });
+    expect(next.executing).toEqual(["a"]);
+  });
+
   it("A6: a user message's end closes it and answers no call", () => {
     const state = fold([{ type: "message_start", message: user("hi") }, { type: "message_end", message: user("hi") }]);
     expect(state.streamingMessage).toBeUndefined();
