@@ -88,38 +88,33 @@ describe("T2 T4: the tool environment and the batch's mode", () => {
     expect(textOf(result)).toBe('Tool "echo" not found. Available tools: none.');
   });
 
-  it("T4: a sequential tool that the message does not call leaves the batch parallel", () => {
+  /** The frame each call of `a` (a `slow` call) and `b` (a call of `secondTool`) starts at, with both tools taking 3 frames. */
+  function startFrames(secondTool: string): [string, number][] {
     const scheduler = newScheduler();
+    const starts: [string, number][] = [];
     scheduler.run(({ flush }) => {
       const tools = [timerTool("slow", 3), timerTool("careful", 3, "careful", { executionMode: "sequential" })];
-      const provider = fauxProvider([{ content: [fauxToolCall("slow", {}, "a"), fauxToolCall("slow", {}, "b")] }, { content: "ok" }]);
-      const starts: [string, number][] = [];
+      const provider = fauxProvider([{ content: [fauxToolCall("slow", {}, "a"), fauxToolCall(secondTool, {}, "b")] }, { content: "ok" }]);
       agentLoop([user("go")], contextWith(tools), { model, scheduler }, undefined, provider).subscribe((e) => {
         if (e.type === "tool_execution_start") starts.push([e.toolCallId, scheduler.now()]);
       });
       flush();
-      expect(starts).toEqual([
-        ["a", 0],
-        ["b", 0],
-      ]);
     });
+    return starts;
+  }
+
+  it("T4: a sequential tool that the message does not call leaves the batch parallel", () => {
+    expect(startFrames("slow")).toEqual([
+      ["a", 0],
+      ["b", 0],
+    ]);
   });
 
   it("T4: a sequential tool that the message calls makes the batch sequential", () => {
-    const scheduler = newScheduler();
-    scheduler.run(({ flush }) => {
-      const tools = [timerTool("slow", 3), timerTool("careful", 3, "careful", { executionMode: "sequential" })];
-      const provider = fauxProvider([{ content: [fauxToolCall("slow", {}, "a"), fauxToolCall("careful", {}, "b")] }, { content: "ok" }]);
-      const starts: [string, number][] = [];
-      agentLoop([user("go")], contextWith(tools), { model, scheduler }, undefined, provider).subscribe((e) => {
-        if (e.type === "tool_execution_start") starts.push([e.toolCallId, scheduler.now()]);
-      });
-      flush();
-      expect(starts).toEqual([
-        ["a", 0],
-        ["b", 3],
-      ]);
-    });
+    expect(startFrames("careful")).toEqual([
+      ["a", 0],
+      ["b", 3],
+    ]);
   });
 });
 
