@@ -338,7 +338,7 @@ export class Agent {
       this.store.parked = undefined;
       let resumed: Observable<AgentEvent>;
       try {
-        resumed = this.run({ resume: { message: parked.message, settled: parked.settled, terminated: parked.terminated } });
+        resumed = this.run({ resume: parked });
       } catch (error) {
         // The run cannot start (no streamFn, a bad option): the calls still wait, unanswered.
         this.store.parked = parked;

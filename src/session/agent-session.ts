@@ -158,14 +158,15 @@ class JournaledSession implements AgentSession {
       case "continue":
         return host.continue$();
       case "tools":
-        if (plan.aborted) return host.run({ resume: { message: plan.message, settled: plan.settled, terminated: plan.terminated }, aborted: true });
+        if (plan.aborted) return host.run({ resume: plan, aborted: true });
         if (plan.approvals.length > 0) {
           // Waiting for a human: the run goes on when the first answer comes (approve / deny).
           host.park(plan);
           return durable(session.writer.whenDurable());
         }
         for (const [id, kept] of plan.answers) host.keep(id, kept);
-        return host.run({ resume: { message: plan.message, settled: plan.settled, terminated: plan.terminated } });
+        // The plan is the turn to finish: its message, settled outcomes and earlier stops.
+        return host.run({ resume: plan });
     }
   }
 }
