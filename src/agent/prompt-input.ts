@@ -23,7 +23,8 @@ export function toMessage(message: AgentMessage | string, timestamp: number): Ag
 /** The messages of a prompt. Throws on input that is neither text, a message nor an array. */
 export function promptMessages(input: PromptInput, timestamp: number, images?: ImageContent[]): AgentMessage[] {
   if (typeof input === "string") return [userMessage(input, timestamp, images)];
-  if (Array.isArray(input)) return input.slice();
+  // The loop copies the prompts when the run starts.
+  if (Array.isArray(input)) return input;
   if (input === null || typeof input !== "object") throw new TypeError("prompt() takes text, a message, or an array of messages.");
   return [input];
 }

@@ -237,11 +237,13 @@ function turns(run: Run): Observable<AgentEvent> {
 function start(run: Run): Observable<Step> {
   const { prompts, skipInitialSteeringPoll, resume } = run.input;
   if (resume) return run.emitter.allThen([{ type: "agent_start" }, { type: "turn_start" }], () => resumeTurn(run, resume));
-  if (prompts) run.waiting = prompts.slice();
+  // Copied now: the caller may reuse its array while agent_start's listeners are still settling.
+  const opening = prompts?.slice();
+  if (opening) run.waiting = opening.slice();
   const first = (pending: AgentMessage[]): Observable<Step> => of(new NextTurn(pending, undefined));
   return sequence(
     run.emitter.all([{ type: "agent_start" }, { type: "turn_start" }]),
-    prompts ? appendMessages(run, prompts) : EMPTY,
+    opening ? appendMessages(run, opening) : EMPTY,
     skipInitialSteeringPoll ? first([]) : poll(run, run.steering, first),
   );
 }

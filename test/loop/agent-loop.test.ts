@@ -778,6 +778,22 @@ describe("L10 R2 R4 A6: the run's own AbortSignal", () => {
     expect(prompts.map(textOf)).toEqual(["first", "second"]);
   });
 
+  it("L1 L11: the prompts are the caller's array as it was at the start, though agent_start's listener settles later", () => {
+    const prompts = [user("first")];
+    const scheduler = newScheduler();
+    let events: AgentEvent[] = [];
+    scheduler.run(({ cold, flush }) => {
+      const emit = (event: AgentEvent) => (event.type === "agent_start" ? cold("--|") : undefined);
+      runAgentLoop({ prompts, context: contextWith([]), config: { model, scheduler }, streamFn: fauxProvider([{ content: "ok" }]), emit })
+        .pipe(toArray())
+        .subscribe((all) => (events = all));
+      // The caller reuses its array while the run waits for the listener.
+      prompts.push(user("added later"));
+      flush();
+    });
+    expect(agentEnd(events).messages.map(textOf)).toEqual(["first", "ok"]);
+  });
+
   it("A6 L10: a listener failing on agent_end aborts nothing: the run had ended", () => {
     const provider = fauxProvider([{ content: "done" }]);
     const emit = (event: AgentEvent): void => {
