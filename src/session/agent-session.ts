@@ -125,9 +125,11 @@ class JournaledSession implements AgentSession {
     if (this.openedBefore) early.steering = early.followUp = [];
     this.openedBefore = true;
     if (image) {
-      state.install(image.messages);
+      // The transcript last: installing it is the one change `state$` is told of, so its
+      // snapshot has the totals and the error too.
       state.installUsage(image.usage);
       state.errorMessage = image.errorMessage;
+      state.install(image.messages);
       queues.restore("steering", image.steering.map((q) => q.message));
       queues.restore("followUp", image.followUp.map((q) => q.message));
       recorder.adopt("steering", image.steering);

@@ -6,6 +6,7 @@
 import { filter, map, Observable, of, delay as delayBy, type SchedulerLike } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import type { AgentStateSnapshot } from "../../src/agent/agent-state.js";
 import type { AgentEvent, AgentTool, Message } from "../../src/index.js";
 import type { JournalEntry } from "../../src/session/journal-entry.js";
 import { replayJournal } from "../../src/session/session-image.js";
@@ -60,6 +61,20 @@ describe("an Agent keeps its session (SPEC S1, S5)", () => {
     expect(again.state.isStreaming).toBe(false);
   });
 
+  it("S1 A7: the state$ snapshot a resume ends with has the journal's transcript, last error and totals", async () => {
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store, { replies: [{ content: [], stopReason: "error", errorMessage: "the provider broke", usage: { input: 3, output: 4, totalTokens: 7 } }] });
+    await agent.resume();
+    await agent.prompt("go");
+    const again = agentOn(store, { owner: "b", takeover: true });
+    let last: AgentStateSnapshot | undefined;
+    again.state$.subscribe((snapshot) => (last = snapshot));
+    await again.resume();
+    expect(last!.errorMessage).toBe("the provider broke");
+    expect(last!.usage.totalTokens).toBe(7);
+    expect(plain(last!.messages)).toEqual(plain(agent.state.messages));
+  });
+
   it("S1: queues, a replaced transcript and the last error come back as they were", async () => {
     const store = new InMemorySessionStore();
     const agent = agentOn(store, { replies: [{ content: [], stopReason: "error", errorMessage: "the provider broke" }] });
@@ -89,6 +104,41 @@ describe("an Agent keeps its session (SPEC S1, S5)", () => {
     await third.resume();
     expect(third.state.errorMessage).toBeUndefined();
     expect(third.peekQueuedMessages()).toEqual([]);
+  });
+
+  it("R5 S1: resume() restores state.usage from the journal's assistant messages, and the next run adds to it", async () => {
+    const store = new InMemorySessionStore();
+    const used = (input: number, output: number) => ({ input, output, totalTokens: input + output });
+    const agent = agentOn(store, { replies: [{ content: "a", usage: used(10, 5) }, { content: "b", usage: used(20, 7) }, { content: "c", usage: used(1, 1) }] });
+    await agent.resume();
+    await agent.prompt("one");
+    await agent.prompt("two");
+    const again = agentOn(store, { owner: "b", takeover: true, replies: [{ content: "a" }, { content: "b" }, { content: "c", usage: used(1, 1) }] });
+    expect(again.state.usage.totalTokens).toBe(0);
+    const totals: number[] = [];
+    again.usage$.subscribe((usage) => totals.push(usage.totalTokens));
+    await again.resume();
+    expect(again.state.usage).toMatchObject({ input: 30, output: 12, totalTokens: 42 });
+    expect(totals).toEqual([0, 42]);
+    await again.prompt("three");
+    expect(again.state.usage).toMatchObject({ input: 31, output: 13, totalTokens: 44 });
+  });
+
+  it("S1: a transcript replaced by assignment or reset() is journaled as it was then; the runs after it do not change the entry", async () => {
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store, { replies: [{ content: "a" }, { content: "b" }, { content: "c" }, { content: "d" }] });
+    await agent.resume();
+    agent.state.messages = [{ role: "user", content: "assigned", timestamp: 1 }];
+    await agent.prompt("after the assignment");
+    const again = agentOn(store, { owner: "b", takeover: true });
+    await again.resume();
+    expect(plain(again.state.messages)).toEqual(plain(agent.state.messages));
+    again.reset();
+    await again.prompt("after the reset");
+    const third = agentOn(store, { owner: "c", takeover: true });
+    await third.resume();
+    expect(plain(third.state.messages)).toEqual(plain(again.state.messages));
+    expect(userTexts(third.state.messages)).toEqual(["after the reset"]);
   });
 
   it("S5: one message object queued twice is two queued entries: both delivered once, neither again after a resume", async () => {
