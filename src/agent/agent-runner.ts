@@ -85,7 +85,9 @@ export class AgentRunner {
     this.store.beginRun();
     const loop = launchAgentLoop({
       prompts: plan.prompts,
-      context: { messages: this.store.transcript.slice(), tools: this.store.tools.slice() },
+      // The loop copies the transcript when it starts (so it is not copied here); the tools are
+      // copied here, so a push onto `state.tools` waits for the next run.
+      context: { messages: this.store.transcript as AgentMessage[], tools: this.store.tools.slice() },
       config,
       signal: run.signal,
       streamFn,
@@ -134,11 +136,8 @@ export class AgentRunner {
     return outcome.pipe(map(settle));
   }
 
-
-
   /** The run is journaled as ended (SPEC S6), then over. A journal that cannot be written is the run's error. */
   private finish(run: ActiveRun): void {
-    if (this.active !== run) return;
     const written = this.recorder?.runEnded(this.store.errorMessage);
     if (!written) return this.settle(run);
     written.subscribe({
@@ -151,7 +150,6 @@ export class AgentRunner {
   }
 
   private settle(run: ActiveRun): void {
-    if (this.active !== run) return;
     this.active = undefined;
     this.store.endRun();
     this.answers?.forget();

@@ -101,8 +101,8 @@ export class AgentStateStore implements AgentState {
   isStreaming = false;
   /** What the run's events say (streaming message, pending calls, error): the loop's own reducer. */
   private run: RunState = initialRunState;
-  private pendingFrom: readonly string[] | undefined;
-  private pending: ReadonlySet<string> | undefined;
+  /** The `Set` `pendingToolCalls` handed out last, and the run state's `executing` it was made from. */
+  private pending: { readonly from: readonly string[]; readonly set: ReadonlySet<string> } | undefined;
   private _tools: AgentTool[];
   private _messages: AgentMessage[];
   /**
@@ -110,7 +110,6 @@ export class AgentStateStore implements AgentState {
    * transcript is kept only while someone uses it (a long run's transcript is most of the heap).
    */
   private view: WeakRef<readonly AgentMessage[]> | undefined;
-  private version = 0;
   /**
    * A resumed run that waits for its first approval answer before it goes on (SPEC R1). It owns
    * the transcript meanwhile: replacing it throws.
@@ -122,8 +121,8 @@ export class AgentStateStore implements AgentState {
   private changes: Broadcast<void> | undefined;
   /** Told when the transcript is replaced as a whole (the session journal, SPEC S1). */
   onReplaced: ((messages: readonly AgentMessage[], reset: boolean) => void) | undefined;
+  /** The snapshot of this moment, once made; every change forgets it. */
   private cached: AgentStateSnapshot | undefined;
-  private cachedVersion = -1;
   pendingApprovals: readonly ToolApprovalRequest[] = NO_APPROVALS;
   /** Made when the first assistant message adds to it: an idle Agent has none. */
   private _usage: Usage | undefined;
@@ -223,11 +222,8 @@ export class AgentStateStore implements AgentState {
   /** A `Set` view of the run state's `executing`, made when it changed and is read. */
   get pendingToolCalls(): ReadonlySet<string> {
     const executing = this.run.executing;
-    if (this.pendingFrom !== executing || !this.pending) {
-      this.pendingFrom = executing;
-      this.pending = new Set(executing);
-    }
-    return this.pending;
+    if (this.pending?.from !== executing) this.pending = { from: executing, set: new Set(executing) };
+    return this.pending.set;
   }
 
   get errorMessage(): string | undefined {
@@ -250,7 +246,7 @@ export class AgentStateStore implements AgentState {
 
   /** Marks a change: `state$` emits a new snapshot. */
   touch(): void {
-    this.version++;
+    this.cached = undefined;
     this.changes?.next();
   }
 
@@ -330,13 +326,16 @@ export class AgentStateStore implements AgentState {
 
   /** An immutable view of this moment; the same object until the next change. */
   snapshot(): AgentStateSnapshot {
-    if (this.cached && this.cachedVersion === this.version) return this.cached;
+    return (this.cached ??= this.snapshotNow());
+  }
+
+  private snapshotNow(): AgentStateSnapshot {
     const source = this._messages;
     const length = source.length;
     let messages: readonly AgentMessage[] | undefined;
     let systemPrompt: string | undefined;
     const store = this;
-    const snapshot: AgentStateSnapshot = Object.freeze({
+    return Object.freeze({
       // Copied on first read: a copy per event would make long runs quadratic. Nobody else can
       // write to `source` (what `messages` hands out is a frozen copy), so the copy is of this moment.
       get messages() {
@@ -357,8 +356,5 @@ export class AgentStateStore implements AgentState {
       limit: this.limit,
       cancellation: this.cancellation,
     });
-    this.cached = snapshot;
-    this.cachedVersion = this.version;
-    return snapshot;
   }
 }

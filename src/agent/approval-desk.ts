@@ -41,12 +41,6 @@ export class ApprovalDesk {
     });
   }
 
-
-  /** Whether a call is waiting for an answer here now. */
-  isWaiting(toolCallId: string): boolean {
-    return this.waiting?.has(toolCallId) ?? false;
-  }
-
   /** Answers a waiting call; false when none with this id waits. */
   answer(toolCallId: string, decision: ToolApprovalDecision): boolean {
     const answer = this.waiting?.get(toolCallId);

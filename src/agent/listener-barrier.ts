@@ -34,7 +34,7 @@ export class ListenerBarrier {
   add(listener: AgentListener): () => void {
     if (!this.ordered.includes(listener)) this.ordered = [...this.ordered, listener];
     return () => {
-      if (this.ordered.includes(listener)) this.ordered = this.ordered.filter((l) => l !== listener);
+      this.ordered = this.ordered.filter((l) => l !== listener);
     };
   }
 

@@ -4,6 +4,9 @@
  */
 import { debounceTime, map, Subject } from "rxjs";
 import { describe, expect, it } from "vitest";
+import { AgentQueues, type QueueObserver } from "../../src/agent/agent-queues.js";
+import { AgentStateStore } from "../../src/agent/agent-state.js";
+import type { AgentMessage } from "../../src/index.js";
 import { fauxProvider } from "../../src/testing/index.js";
 import { agentWith, newScheduler, textOf, user } from "./support.js";
 
@@ -52,5 +55,63 @@ describe("Q4: a routed stream that errors", () => {
     source.error(new Error("socket closed"));
     expect(agent.state.errorMessage).toBe("The stream given to steerFrom() failed: socket closed");
     expect(agent.peekQueuedMessages().map(textOf)).toEqual(["first"]);
+  });
+
+  it("Q4: a failing followUpFrom stream is named in state.errorMessage", () => {
+    const agent = agentWith({ streamFn: fauxProvider([]) });
+    const source = new Subject<string>();
+    agent.followUpFrom(source);
+    source.error(new Error("socket closed"));
+    expect(agent.state.errorMessage).toBe("The stream given to followUpFrom() failed: socket closed");
+  });
+});
+
+describe("Q4 L7: which queue a routed stream feeds", () => {
+  it("Q4 L7: steerFrom feeds steering, which the next poll takes before follow-up", () => {
+    const agent = agentWith({ streamFn: fauxProvider([]) });
+    agent.followUp("queued to follow up");
+    const steering = new Subject<string>();
+    agent.steerFrom(steering);
+    steering.next("steer");
+    expect(agent.peekQueuedMessages().map(textOf)).toEqual(["steer"]);
+  });
+});
+
+describe("Q4 S1: what the queues tell their observer (the session journal)", () => {
+  function observed(): { queues: AgentQueues; told: string[] } {
+    const queues = new AgentQueues("all", "all", new AgentStateStore());
+    const told: string[] = [];
+    const observer: QueueObserver = {
+      enqueued: (queue, message) => told.push(`enqueued ${queue} ${textOf(message)}`),
+      took: (queue, messages) => told.push(`took ${queue} ${messages.map(textOf).join(",")}`),
+      cleared: (queue, messages) => told.push(`cleared ${queue} ${messages.map(textOf).join(",")}`),
+    };
+    queues.observer = observer;
+    return { queues, told };
+  }
+
+  it("Q4 S1: each routed message is told with the queue it joined", () => {
+    const { queues, told } = observed();
+    const steering = new Subject<AgentMessage>();
+    const followUp = new Subject<AgentMessage>();
+    queues.steerFrom(steering);
+    queues.followUpFrom(followUp);
+    steering.next(user("s"));
+    followUp.next(user("f"));
+    queues.steer(user("s2"));
+    queues.queueFollowUp(user("f2"));
+    expect(told).toEqual(["enqueued steering s", "enqueued followUp f", "enqueued steering s2", "enqueued followUp f2"]);
+  });
+
+  it("Q4 S1: a poll or a clear that finds nothing is not told (no empty journal entry)", () => {
+    const { queues, told } = observed();
+    expect(queues.take("steering")).toEqual([]);
+    queues.clear();
+    expect(told).toEqual([]);
+    queues.steer(user("s"));
+    queues.queueFollowUp(user("f"));
+    queues.take("steering");
+    queues.clear();
+    expect(told).toEqual(["enqueued steering s", "enqueued followUp f", "took steering s", "cleared followUp f"]);
   });
 });

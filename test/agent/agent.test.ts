@@ -149,6 +149,18 @@ describe("A1: new Agent(options)", () => {
     expect(agent.state.tools[0]).toBe(echo);
   });
 
+  it("A1: a tool pushed onto state.tools during a run is for the next run: the running one cannot call it", async () => {
+    const late = tool("late", () => textResult("late ran"));
+    const adder = tool("adder", () => (agent.state.tools.push(late), textResult("added")));
+    const provider = fauxProvider([{ content: [fauxToolCall("adder", {}, "a1")] }, { content: [fauxToolCall("late", {}, "l1")] }, { content: "ok" }, { content: [fauxToolCall("late", {}, "l2")] }, { content: "done" }]);
+    const agent = agentWith({ streamFn: provider, initialState: { tools: [adder] } });
+    await agent.prompt("first");
+    const results = () => agent.state.messages.filter((m): m is ToolResultMessage => (m as { role: string }).role === "toolResult");
+    expect(results().map((r) => [r.toolCallId, r.isError])).toEqual([["a1", false], ["l1", true]]);
+    await agent.prompt("second");
+    expect(results().map((r) => [r.toolCallId, r.isError, textOf(r)])).toEqual([["a1", false, "added"], ["l1", true, textOf(results()[1])], ["l2", false, "late ran"]]);
+  });
+
   it("A1 M5: tools assigned between runs are announced to the model in a system message before the next prompt", async () => {
     const provider = fauxProvider([{ content: "one" }, { content: "two" }]);
     const other = tool("other", () => textResult(""));
@@ -261,6 +273,30 @@ describe("A2: prompt, queues, one run at a time", () => {
     expect(userTexts(provider.requests[0]!.messages)).toEqual(["one", "two"]);
     expect(roles(agent.state.messages)).toEqual(["user", "user", "assistant"]);
     expect(input).toHaveLength(2);
+  });
+
+  it("A2: prompt(messages) sends the array as it was when called, though the caller reuses it while a listener holds the run", async () => {
+    const hold = gate();
+    const provider = fauxProvider([{ content: "read" }]);
+    const agent = agentWith({ streamFn: provider });
+    agent.subscribe((event) => (event.type === "agent_start" ? hold.promise : undefined));
+    const input = [user("one")];
+    const running = agent.prompt(input);
+    input.push(user("added later"));
+    hold.open();
+    await running;
+    expect(userTexts(provider.requests[0]!.messages)).toEqual(["one"]);
+  });
+
+  it("A2: prompt() of anything but text, a message or an array rejects with a TypeError that says what it takes", async () => {
+    const agent = agentWith({ streamFn: fauxProvider([]) });
+    for (const input of [null, 42, undefined, true]) {
+      const failed = agent.prompt(input as unknown as string);
+      await expect(failed).rejects.toThrow(TypeError);
+      await expect(failed).rejects.toThrow("prompt() takes text, a message, or an array of messages.");
+    }
+    expect(agent.state.messages).toEqual([]);
+    expect(agent.state.isStreaming).toBe(false);
   });
 
   it("A2: prompt() runs the tool round trip and appends the whole turn to state.messages", async () => {

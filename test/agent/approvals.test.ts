@@ -131,6 +131,42 @@ describe("R1: the Agent's approvals", () => {
     expect(agent.state.pendingApprovals).toEqual([]);
     expect(agent.state.cancellation).toEqual([{ toolCallId: "r1", toolName: "rm", status: "not_started" }]);
     expect(textOf(agent.state.messages.find((m) => (m as { toolCallId?: string }).toolCallId === "r1"))).toBe("Operation aborted");
+    // The abort withdrew the request: nothing waits for an answer any more.
+    expect(() => agent.approve("r1")).toThrow('No tool call "r1" is waiting for approval.');
+  });
+
+  it("R1 A4: of two waiting calls, the one answered leaves state.pendingApprovals at once; the other stays listed", async () => {
+    const ran: string[] = [];
+    const agent = guardedAgent(ran, { replies: [{ content: [fauxToolCall("rm", { path: "a" }, "r1"), fauxToolCall("rm", { path: "b" }, "r2")] }, { content: "done" }] });
+    const lists: string[][] = [];
+    agent.subscribe((event) => void (event.type === "tool_approval_end" && lists.push(agent.state.pendingApprovals.map((r) => r.toolCallId))));
+    const both = new Promise<void>((resolve) => agent.subscribe((event) => void (event.type === "tool_approval_request" && event.toolCallId === "r2" && resolve())));
+    const done = agent.prompt("clean up");
+    await both;
+    expect(agent.state.pendingApprovals.map((r) => r.toolCallId)).toEqual(["r1", "r2"]);
+    agent.approve("r2");
+    expect(agent.state.pendingApprovals).toEqual([{ toolCallId: "r1", toolName: "rm", args: { path: "a" } }]);
+    agent.deny("r1");
+    await done;
+    expect(lists).toEqual([["r1"], []]);
+    expect(ran).toEqual(["rm r2"]);
+  });
+
+  it("R4 A4: state.cancellation is the Agent's own frozen copy: a listener that edits the agent_end event's list changes neither", async () => {
+    const ran: string[] = [];
+    const agent = guardedAgent(ran);
+    const edited: number[] = [];
+    agent.subscribe((event) => {
+      if (event.type === "agent_end" && event.cancellation) edited.push(event.cancellation.push({ toolCallId: "x", toolName: "ls", status: "not_started" }));
+    });
+    const asked = nextRequest(agent);
+    const done = agent.prompt("clean up");
+    await asked;
+    agent.abort();
+    await done;
+    expect(edited).toEqual([2]);
+    expect(agent.state.cancellation).toEqual([{ toolCallId: "r1", toolName: "rm", status: "not_started" }]);
+    expect(Object.isFrozen(agent.state.cancellation)).toBe(true);
   });
 });
 

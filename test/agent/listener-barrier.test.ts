@@ -4,7 +4,7 @@
  */
 import { isObservable, type Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { ListenerBarrier } from "../../src/agent/listener-barrier.js";
+import { type AgentListener, ListenerBarrier } from "../../src/agent/listener-barrier.js";
 import type { AgentEvent } from "../../src/index.js";
 import { Failure } from "../../src/rx/maybe-async.js";
 import { newScheduler } from "../helpers/marbles.js";
@@ -73,5 +73,39 @@ describe("ListenerBarrier", () => {
     remove();
     barrier.notify(event, signal);
     expect(calls).toBe(1);
+  });
+
+  it("A5: removing one listener leaves the others, in their order", () => {
+    const barrier = new ListenerBarrier();
+    const order: string[] = [];
+    barrier.add(() => void order.push("a"));
+    const removeB = barrier.add(() => void order.push("b"));
+    barrier.add(() => void order.push("c"));
+    removeB();
+    barrier.notify(event, signal);
+    expect(order).toEqual(["a", "c"]);
+  });
+
+  it("A5: a listener added twice is called once per event, and one removal removes it", () => {
+    const barrier = new ListenerBarrier();
+    let calls = 0;
+    const listener = () => void calls++;
+    const remove = barrier.add(listener);
+    barrier.add(listener);
+    barrier.notify(event, signal);
+    expect(calls).toBe(1);
+    remove();
+    barrier.notify(event, signal);
+    expect(calls).toBe(1);
+  });
+
+  it("A6 L12: a listener that returns a plain value other than undefined has not failed", () => {
+    const barrier = new ListenerBarrier();
+    const seen: AgentEvent[] = [];
+    // `push` returns the new length: an arrow listener in plain JavaScript returns a number by accident.
+    barrier.add(((e: AgentEvent) => seen.push(e)) as unknown as AgentListener);
+    barrier.add((() => "done") as unknown as AgentListener);
+    expect(barrier.notify(event, signal)).toBeUndefined();
+    expect(seen).toEqual([event]);
   });
 });
