@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { concat, defer, EMPTY, finalize, ignoreElements, isObservable, type Observable } from "rxjs";
+import { catchError, concat, defer, EMPTY, finalize, ignoreElements, isObservable, type Observable, throwError } from "rxjs";
 import type { AgentSession, SessionHost } from "../agent/session-port.js";
 import type { AgentEvent } from "../model/types.js";
 import { andThen, maybeAsync } from "../rx/maybe-async.js";
@@ -74,14 +74,13 @@ class JournaledSession implements AgentSession {
     return defer(() => {
       this.checkOwner(host, "resume()");
       if (this.state !== "closed") throw new Error(`resume(): the session "${this.id}" is ${this.state} already.`);
-      if (host.isRunning()) throw new Error("resume() while a run is active.");
       this.state = "opening";
       const opened = defer(() => {
         const result = openSession(this.options);
         return isObservable(result) ? result : [result];
       });
       // A failed or abandoned open leaves the session closed: resume() may be called again.
-      return andThen(opened, (session) => this.adopt(host, session)).pipe(
+      return andThen(opened, (session) => this.adoptOrRelease(host, session)).pipe(
         finalize(() => {
           if (this.state === "opening") this.state = "closed";
         }),
@@ -95,17 +94,33 @@ class JournaledSession implements AgentSession {
       const opened = this.opened;
       if (this.state !== "open" || !opened) return EMPTY;
       // Detached first: nothing the app does from now on is journaled under a lease it gave up.
-      host.attach(undefined);
+      host.detach();
       this.opened = undefined;
       this.state = "closed";
-      const { store } = this.options;
-      const release = (): Observable<never> => {
-        const released = maybeAsync(() => store.release(opened.lease.sessionId, opened.lease.token), "error");
-        return isObservable(released) ? released.pipe(ignoreElements()) : EMPTY;
-      };
+      const release = (): Observable<never> => this.release(opened.lease);
       const written = opened.recorder.writer.whenDurable();
       return written ? concat(written.pipe(ignoreElements()), defer(release)) : release();
     });
+  }
+
+  /** Gives the lease back to the store. */
+  private release(lease: OpenedSession["lease"]): Observable<never> {
+    const released = maybeAsync(() => this.options.store.release(lease.sessionId, lease.token), "error");
+    return isObservable(released) ? released.pipe(ignoreElements()) : EMPTY;
+  }
+
+  /**
+   * {@link adopt}, and when it refuses before installing anything (the Agent cannot finish the
+   * journal's run), the lease goes back: another process need not wait out its time.
+   */
+  private adoptOrRelease(host: SessionHost, session: OpenedSession): Observable<AgentEvent> {
+    try {
+      return this.adopt(host, session);
+    } catch (error) {
+      if (this.state !== "opening") throw error;
+      // The refusal is what the caller hears, whatever becomes of the release.
+      return concat(this.release(session.lease).pipe(catchError(() => EMPTY)), throwError(() => error));
+    }
   }
 
   /** Installs what the journal holds and starts what its plan says. */
