@@ -94,6 +94,17 @@ describe("R1–R3: rxagent/core has run control only when it is passed", () => {
     expect(() => core.agentLoop([user("go")], contextWith([{ ...guarded, needsApproval: false }]), { model, validator }, undefined, provider)).not.toThrow();
   });
 
+  it("R1 R6: its Agent without runControl, too: beforeToolCall asking for approval gives the call an error result; nothing waits", async () => {
+    const agent = new core.Agent({ initialState: { model, tools: [add] }, streamFn: script(), validator, beforeToolCall: () => ({ needsApproval: true }) });
+    const seen: string[] = [];
+    agent.subscribe((event) => void seen.push(event.type));
+    await agent.prompt("go");
+    expect(seen).not.toContain("tool_approval_request");
+    expect(agent.state.pendingApprovals).toEqual([]);
+    const result = agent.state.messages.find((m) => (m as { role: string }).role === "toolResult");
+    expect(result).toMatchObject({ isError: true, content: [{ text: 'Tool call "add" needs approval, and nothing in this run can give it (no requestApproval).' }] });
+  });
+
   it("R1: beforeToolCall asking for approval without run control gives the call an error result, and no request event", () => {
     const events = collectSync(
       core.agentLoop([user("go")], contextWith([add]), { model, validator, beforeToolCall: () => ({ needsApproval: true }) }, undefined, script()),

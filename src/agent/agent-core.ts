@@ -179,7 +179,7 @@ export class Agent {
     this.abortGraceMs = options.abortGraceMs;
     checkRunOptions(options, options.initialState?.tools, this.control());
     const session = options.session;
-    if (session !== undefined && (typeof session !== "object" || session === null || typeof (session as Partial<AgentSession>).resume$ !== "function")) {
+    if (session !== undefined && typeof (session as Partial<AgentSession> | null)?.resume$ !== "function") {
       throw new TypeError('session must be built by agentSession() from "rxagent/session": `session: agentSession({ store, id })`.');
     }
     this.session = session;
@@ -292,12 +292,13 @@ export class Agent {
    * ```
    */
   approve(toolCallId: string, options: { args?: unknown } = {}): void {
-    this.answer(toolCallId, options.args === undefined ? { approved: true } : { approved: true, args: options.args });
+    // `args: undefined` is no edit: the call runs with its own arguments.
+    this.answer(toolCallId, { approved: true, args: options.args });
   }
 
   /** Denies a call that waits (SPEC R1): it gets an error result with `reason`, which the model reads. */
   deny(toolCallId: string, reason?: string): void {
-    this.answer(toolCallId, reason === undefined ? { approved: false } : { approved: false, reason });
+    this.answer(toolCallId, { approved: false, reason });
   }
 
   /**
@@ -346,12 +347,8 @@ export class Agent {
       }
       this.runner.desk.keep(toolCallId, decision);
       for (const [id, kept] of parked.answers) this.runner.desk.keep(id, kept);
-      resumed.subscribe({
-        error: (error: unknown) => {
-          this.store.errorMessage = describeError(error);
-          this.store.touch();
-        },
-      });
+      // A run never errors: its failures are its events and the state's `errorMessage`.
+      resumed.subscribe();
       return;
     }
     throw new Error(`No tool call "${toolCallId}" is waiting for approval.`);
@@ -474,9 +471,17 @@ export class Agent {
   }
 
   private loopConfig(): AgentLoopConfig {
+    // Keys the provider gets (SPEC M3) are set only when given, so `providerOptions` can fill
+    // them; the loop's own keys (the limits, the hooks, ...) may be undefined.
     const config: AgentLoopConfig = {
       model: this.store.model,
       toolExecution: this.toolExecution,
+      limits: this.limits,
+      maxConcurrency: this.maxConcurrency,
+      abortGraceMs: this.abortGraceMs,
+      // Without run control the loop never asks for approvals.
+      runControl: this.control(),
+      requestApproval: (request) => this.runner.desk.request(request),
       getSteeringMessages: () => this.queues.take("steering"),
       getFollowUpMessages: () => this.queues.take("followUp"),
     };
@@ -485,21 +490,12 @@ export class Agent {
     if (this.thinkingBudgets !== undefined) config.thinkingBudgets = this.thinkingBudgets;
     if (this.temperature !== undefined) config.temperature = this.temperature;
     if (this.maxTokens !== undefined) config.maxTokens = this.maxTokens;
-    if (this.validator !== undefined) config.validator = this.validator;
     if (this.scheduler !== undefined) config.scheduler = this.scheduler;
-    if (this.limits !== undefined) config.limits = this.limits;
-    if (this.maxConcurrency !== undefined) config.maxConcurrency = this.maxConcurrency;
-    if (this.abortGraceMs !== undefined) config.abortGraceMs = this.abortGraceMs;
-    const control = this.control();
-    if (control) {
-      config.runControl = control;
-      config.requestApproval = (request) => this.runner.desk.request(request);
-    }
     config.hasQueuedMessages = () => this.queues.hasMessages();
     const journal = this.runner.recorder;
     // On record as soon as it is reached: a resume must not continue a run a limit ended.
     if (journal) config.onLimitReached = (limit) => journal.stopping(limit.limit === "timeoutMs" ? "aborted" : "ended");
-    for (const hook of LOOP_HOOKS) if (this[hook]) (config as unknown as Record<string, unknown>)[hook] = this[hook];
+    for (const hook of LOOP_HOOKS) (config as unknown as Record<string, unknown>)[hook] = this[hook];
     const finish = config.finishTurn;
     const recorder = this.runner.recorder;
     // A decision to end is on record as soon as it is made: a resume must not continue that run.
@@ -581,21 +577,26 @@ export class Agent {
       queues: this.queues,
       now: () => this.now(),
       missing: (approvals) => (!this.streamFn ? "streamFn" : !this.store.hasModel ? "model" : approvals && !this.control() ? "runControl" : undefined),
-      isRunning: () => this.runner.active !== undefined,
-      attach: (journal: SessionJournal | undefined) => {
+      attach: (journal: SessionJournal) => {
         this.runner.recorder = journal;
         this.queues.observer = journal;
-        this.store.onReplaced = journal && ((messages, reset) => journal.replaced(messages, reset));
-        if (journal) return;
+        this.store.onReplaced = (messages, reset) => journal.replaced(messages, reset);
+      },
+      detach: () => {
+        this.runner.recorder = undefined;
+        this.queues.observer = undefined;
+        this.store.onReplaced = undefined;
         this.store.parked = undefined;
         this.runner.desk.forget();
         this.store.pendingApprovals = Object.freeze([]);
+        this.store.touch();
       },
       continue$: () => this.continue$(),
       run: (plan) => this.run(plan),
       park: (run) => {
         this.store.parked = run;
-        this.store.pendingApprovals = Object.freeze(run.approvals.slice());
+        // The plan is the Agent's now: its list is frozen and shown as it is.
+        this.store.pendingApprovals = Object.freeze(run.approvals);
         this.store.touch();
       },
       keep: (toolCallId, decision) => this.runner.desk.keep(toolCallId, decision),
@@ -613,22 +614,18 @@ export class Agent {
     const streamFn = this.streamFn;
     if (!streamFn) throw new Error("The Agent has no streamFn: pass one in the options or assign agent.streamFn.");
     if (!this.store.hasModel) throw new Error("The Agent has no model: pass initialState.model, or assign agent.state.model before prompting.");
-    const validator = validatorFor(this.store.tools, this.validator ?? this.defaultValidator());
+    const validator = validatorFor(this.store.tools, this.validator ?? this.defaultValidator?.());
     assertToolSet(this.store.tools, validator);
     return this.runner.run(plan, streamFn, () => this.loopConfig(), validator);
   }
 
   /** The validator for tools when neither they nor `validator` name one: none in `rxagent/core`. */
-  protected defaultValidator(): ArgumentValidator | undefined {
-    return undefined;
-  }
+  protected defaultValidator?(): ArgumentValidator;
 
   /** Run control when `runControl` names none: none in `rxagent/core`. */
-  protected defaultRunControl(): RunControl | undefined {
-    return undefined;
-  }
+  protected defaultRunControl?(): RunControl;
 
   private control(): RunControl | undefined {
-    return this.runControl ?? this.defaultRunControl();
+    return this.runControl ?? this.defaultRunControl?.();
   }
 }

@@ -40,10 +40,10 @@ export interface SessionHost {
   now(): number;
   /** What the Agent lacks to run the loop now (and to ask for approvals, when `approvals`), if anything. */
   missing(approvals: boolean): "streamFn" | "model" | "runControl" | undefined;
-  /** Whether a run is active. */
-  isRunning(): boolean;
-  /** Journals into `journal` from now on; `undefined` detaches, dropping a parked run and kept answers. */
-  attach(journal: SessionJournal | undefined): void;
+  /** Journals into `journal` from now on. */
+  attach(journal: SessionJournal): void;
+  /** Journals nothing from now on, and drops a parked run and kept answers. */
+  detach(): void;
   continue$(): Observable<AgentEvent>;
   run(plan: RunPlan): Observable<AgentEvent>;
   /** Parks a resumed run until one of its approvals is answered. */

@@ -34,6 +34,14 @@ describe("A1: provider options from the Agent", () => {
     }
   });
 
+  it("A1 M3: providerOptions fill the provider options the Agent leaves unset", async () => {
+    const provider = fauxProvider([{ content: "a" }]);
+    const budgets = { high: 1024 };
+    const agent = new Agent({ initialState: { model }, streamFn: provider, providerOptions: { temperature: 0.7, maxTokens: 64, sessionId: "from-options", thinkingBudgets: budgets } });
+    await agent.prompt("go");
+    expect(provider.requests[0]!.options).toMatchObject({ temperature: 0.7, maxTokens: 64, sessionId: "from-options", thinkingBudgets: budgets });
+  });
+
   it("A1: temperature and maxTokens are assignable and apply to the next run", async () => {
     const provider = fauxProvider([{ content: "a" }, { content: "b" }]);
     const agent = new Agent({ initialState: { model }, streamFn: provider });
@@ -189,6 +197,12 @@ describe("M5: changing the system prompt", () => {
     expect(agent.state.systemPrompt).toBe("Hello.");
     expect(agent.state.messages[0]).toMatchObject({ role: "system", content: "Hello." });
     expect(() => ((agent.state as { systemPrompt: string }).systemPrompt = "x")).toThrow(/agent\.setSystemPrompt\(text\)/);
+  });
+
+  it("M5: setSystemPrompt() of anything but a string throws a TypeError and changes nothing", () => {
+    const agent = new Agent({ initialState: { model, systemPrompt: "Be brief." } });
+    expect(() => agent.setSystemPrompt(42 as unknown as string)).toThrow(new TypeError("setSystemPrompt() takes the prompt text as a string."));
+    expect(agent.state.systemPrompt).toBe("Be brief.");
   });
 
   it("M5: setSystemPrompt() during a run throws and changes nothing", async () => {

@@ -299,6 +299,14 @@ describe("A2: prompt, queues, one run at a time", () => {
     expect(agent.state.isStreaming).toBe(false);
   });
 
+  it("A2: prompt([]) rejects: a run needs at least one message; nothing is asked", async () => {
+    const provider = fauxProvider([{ content: "never" }]);
+    const agent = agentWith({ streamFn: provider });
+    await expect(agent.prompt([])).rejects.toThrow("prompt() needs at least one message.");
+    expect(provider.requests).toHaveLength(0);
+    expect(agent.state.isStreaming).toBe(false);
+  });
+
   it("A2: prompt() runs the tool round trip and appends the whole turn to state.messages", async () => {
     const provider = fauxProvider([{ content: [fauxToolCall("echo", { a: 1 }, "c1")] }, { content: "echoed" }]);
     const agent = agentWith({ streamFn: provider, initialState: { tools: [echo] } });

@@ -135,6 +135,33 @@ describe("R1: the Agent's approvals", () => {
     expect(() => agent.approve("r1")).toThrow('No tool call "r1" is waiting for approval.');
   });
 
+  it("R1: approve() of a call that does not wait throws while another waits; that one still waits", async () => {
+    const ran: string[] = [];
+    const agent = guardedAgent(ran);
+    const asked = nextRequest(agent);
+    const done = agent.prompt("clean up");
+    await asked;
+    expect(() => agent.approve("ghost")).toThrow('No tool call "ghost" is waiting for approval.');
+    expect(agent.state.pendingApprovals.map((r) => r.toolCallId)).toEqual(["r1"]);
+    agent.approve("r1");
+    await done;
+    expect(ran).toEqual(["ls l1", "rm r1"]);
+  });
+
+  it("R1: a failing answerApprovals() stream is named in state.errorMessage; the call still waits", async () => {
+    const agent = guardedAgent([]);
+    const answers = new Subject<{ toolCallId: string; approved: true }>();
+    agent.answerApprovals(answers);
+    const asked = nextRequest(agent);
+    const done = agent.prompt("clean up");
+    await asked;
+    answers.error(new Error("socket closed"));
+    expect(agent.state.errorMessage).toBe("The stream given to answerApprovals() failed: socket closed");
+    expect(agent.state.pendingApprovals.map((r) => r.toolCallId)).toEqual(["r1"]);
+    agent.deny("r1");
+    await done;
+  });
+
   it("R1 A4: of two waiting calls, the one answered leaves state.pendingApprovals at once; the other stays listed", async () => {
     const ran: string[] = [];
     const agent = guardedAgent(ran, { replies: [{ content: [fauxToolCall("rm", { path: "a" }, "r1"), fauxToolCall("rm", { path: "b" }, "r2")] }, { content: "done" }] });
@@ -207,6 +234,51 @@ describe("R1 S5: a pending approval outlives its process", () => {
     expect(full.state.pendingApprovals.map((request) => request.toolCallId)).toEqual(["r1"]);
   });
 
+  it("R1 S5: while a resumed run waits, approve() of another id throws, a prompt says which calls wait, and nothing runs", async () => {
+    const ran: string[] = [];
+    const second = await resumedWhileWaiting(ran);
+    expect(() => second.approve("ghost")).toThrow('No tool call "ghost" is waiting for approval.');
+    expect(second.state.pendingApprovals.map((r) => r.toolCallId)).toEqual(["r1"]);
+    await expect(second.prompt("other")).rejects.toThrow("The resumed run waits for approval of tool call r1: approve() or deny() first.");
+    expect(ran).toEqual(["ls l1"]);
+  });
+
+  it("R1 S5: a resumed run with two calls waiting: a prompt lists both; the first answer resumes the run, which waits for the second", async () => {
+    const store = new InMemorySessionStore();
+    const ran: string[] = [];
+    const replies: FauxReply[] = [{ content: [fauxToolCall("rm", { path: "a" }, "r1"), fauxToolCall("rm", { path: "b" }, "r2")] }, { content: "done" }];
+    const first = guardedAgent(ran, { store, owner: "a", replies });
+    await first.resume();
+    const both = new Promise<void>((resolve) => first.subscribe((event) => void (event.type === "tool_approval_request" && event.toolCallId === "r2" && resolve())));
+    void first.prompt("clean up").catch(() => undefined);
+    await both;
+    const second = guardedAgent(ran, { store, owner: "b", takeover: true, replies });
+    await second.resume();
+    expect(second.state.pendingApprovals.map((r) => r.toolCallId)).toEqual(["r1", "r2"]);
+    await expect(second.prompt("other")).rejects.toThrow("The resumed run waits for approval of tool calls r1, r2: approve() or deny() first.");
+    const asked = new Promise<void>((resolve) => second.subscribe((event) => void (event.type === "tool_approval_request" && event.toolCallId === "r2" && resolve())));
+    second.approve("r1");
+    expect(second.state.isStreaming).toBe(true);
+    await asked;
+    second.deny("r2");
+    await second.waitForIdle();
+    expect(ran).toEqual(["rm r1"]);
+    expect(textOf(second.state.messages.at(-1))).toBe("done");
+  });
+
+  it("R1 S3: closeSession() while a resumed run waits forgets it: nothing is listed, approve() throws, the transcript is free", async () => {
+    const second = await resumedWhileWaiting([]);
+    let last: readonly unknown[] | undefined;
+    second.state$.subscribe((snapshot) => (last = snapshot.pendingApprovals));
+    expect(last).toHaveLength(1);
+    await second.closeSession();
+    expect(second.state.pendingApprovals).toEqual([]);
+    expect(last).toEqual([]);
+    expect(() => second.approve("r1")).toThrow('No tool call "r1" is waiting for approval.');
+    second.state.messages = [];
+    expect(second.state.messages).toEqual([]);
+  });
+
   it("R1 S5: an answer that cannot resume the run (no streamFn) throws, and the calls still wait", async () => {
     const ran: string[] = [];
     const second = await resumedWhileWaiting(ran);
@@ -236,10 +308,20 @@ describe("R2 R3 R5: limits, concurrency and usage through the Agent", () => {
     const agent = new Agent({ initialState: { model, tools: [tool("ls", () => textResult("x"))] }, streamFn: byTurn(replies), limits: { maxTurns: 2 } });
     await agent.prompt("go");
     expect(agent.state.limit).toMatchObject({ limit: "maxTurns", value: 2, used: 2 });
+    // A limit is not a failure.
+    expect(agent.state.errorMessage).toBeUndefined();
     agent.limits = undefined;
     agent.streamFn = fauxProvider([{ content: "ok" }]);
     await agent.prompt("again");
     expect(agent.state.limit).toBeUndefined();
+  });
+
+  it("R2: a run that would go on for a queued follow-up though it had no tool calls reports the limit it reached", async () => {
+    const agent = new Agent({ initialState: { model }, streamFn: fauxProvider([{ content: "first" }, { content: "second" }]), limits: { maxTurns: 1 } });
+    agent.followUp("then this");
+    await agent.prompt("go");
+    expect(agent.state.limit).toMatchObject({ limit: "maxTurns", value: 1, used: 1 });
+    expect(agent.peekQueuedMessages().map(textOf)).toEqual(["then this"]);
   });
 
   it("R2 R3: bad limits or concurrency are refused when the Agent is made, and when a run starts", async () => {

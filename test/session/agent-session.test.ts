@@ -188,6 +188,7 @@ describe("an Agent keeps its session (SPEC S1, S5)", () => {
     const options = { store: new InMemorySessionStore(), id: "s" };
     // The options themselves, as the Agent took them before sessions were an entry point of their own.
     expect(() => new Agent({ initialState: { model }, session: options as never })).toThrow('session must be built by agentSession() from "rxagent/session": `session: agentSession({ store, id })`.');
+    for (const wrong of [null, "s", 42]) expect(() => new Agent({ initialState: { model }, session: wrong as never })).toThrow(new TypeError('session must be built by agentSession() from "rxagent/session": `session: agentSession({ store, id })`.'));
     const session = agentSession(options);
     const first = new Agent({ initialState: { model }, streamFn: byTurn([]), session });
     const second = new Agent({ initialState: { model }, streamFn: byTurn([]), session });
@@ -343,6 +344,58 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
     expect(provider.requests).toHaveLength(0);
     expect(replayJournal(copy.load("s")!.entries).runOpen).toBe(false);
     expect(resumed.state.messages.map((m) => (m as Message).role)).toEqual(["system", "user", "assistant", "toolResult"]);
+  });
+
+  it("S5: a run to finish needs the Agent's streamFn and model: resume() says which is missing, and the session stays closed", async () => {
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store);
+    await agent.resume();
+    await agent.prompt("go");
+    const copy = cutJournal(store, (e) => e.type === "message" && (e.message as Message).role === "user");
+    const session = agentSession({ store: copy, id: "s", owner: "b" });
+    const noModel = new Agent({ initialState: { tools: [echo] }, streamFn: byTurn([]), session });
+    await expect(noModel.resume()).rejects.toThrow('resume(): session "s" has a run to finish, and the Agent has no model to finish it with.');
+    const noStreamFn = new Agent({ initialState: { model, tools: [echo] }, session: agentSession({ store: copy, id: "s", owner: "c" }) });
+    await expect(noStreamFn.resume()).rejects.toThrow('resume(): session "s" has a run to finish, and the Agent has no streamFn to finish it with.');
+    expect(session.isOpen).toBe(false);
+  });
+
+  it("S5: finishTurn deciding to go on, or nothing, puts no stop on record", async () => {
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store, { replies: [{ content: [fauxToolCall("echo", { text: "a" }, "e1")] }, { content: [fauxToolCall("echo", { text: "b" }, "e2")] }, { content: "done" }] });
+    const decisions = [{ action: "continue" as const }, undefined];
+    agent.finishTurn = () => decisions.shift();
+    await agent.resume();
+    await agent.prompt("go");
+    expect(decisions).toEqual([]);
+    expect(types(store.load("s")!.entries)).not.toContain("run_stopping");
+  });
+
+  it("S6: abort() twice puts one stop on record", async () => {
+    const store = new InMemorySessionStore();
+    let agent!: Agent;
+    const stopper: AgentTool = { ...echo, name: "stopper", execute: () => (agent.abort(), agent.abort(), { content: [{ type: "text", text: "stopped it" }] }) };
+    agent = agentOn(store, { tools: [stopper], replies: [{ content: [fauxToolCall("stopper", {}, "x")] }] });
+    await agent.resume();
+    await agent.prompt("go");
+    const stops = store.load("s")!.entries.filter((e) => e.type === "run_stopping");
+    expect(stops).toHaveLength(1);
+    expect(stops[0]).toMatchObject({ reason: "aborted" });
+  });
+
+  it("R2 S5: a turn limit is on record as an end, not an abort: a resume continues nothing and aborts nothing", async () => {
+    const store = new InMemorySessionStore();
+    const agent = new Agent({
+      initialState: { systemPrompt: "Be brief.", model, tools: [echo] },
+      streamFn: byTurn([{ content: [fauxToolCall("echo", { text: "a" }, "e1")] }, { content: "should not be asked" }]),
+      limits: { maxTurns: 1 },
+      session: agentSession({ store, id: "s", owner: "a" }),
+    });
+    await agent.resume();
+    await agent.prompt("go");
+    expect(agent.state.limit).toMatchObject({ limit: "maxTurns" });
+    const stops = store.load("s")!.entries.filter((e) => e.type === "run_stopping");
+    expect(stops).toEqual([expect.objectContaining({ reason: "ended" })]);
   });
 
   it("S5: cut after the batch but before finishTurn decided, the resumed run ends the turn through finishTurn, which ends it", async () => {
