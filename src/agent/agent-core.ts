@@ -576,6 +576,7 @@ export class Agent {
       state: this.store,
       queues: this.queues,
       now: () => this.now(),
+      assertRunnable: () => void this.runnable(),
       missing: (approvals) => (!this.streamFn ? "streamFn" : !this.store.hasModel ? "model" : approvals && !this.control() ? "runControl" : undefined),
       attach: (journal: SessionJournal) => {
         this.runner.recorder = journal;
@@ -609,14 +610,20 @@ export class Agent {
       const ids = this.store.parked.approvals.map((request) => request.toolCallId).join(", ");
       throw new Error(`The resumed run waits for approval of tool call${this.store.parked.approvals.length === 1 ? "" : "s"} ${ids}: approve() or deny() first.`);
     }
-    checkRunOptions(this, this.store.tools, this.control());
     if (this.session && !this.session.isOpenFor(this.sessionHost())) throw new Error(`The Agent keeps session "${this.session.id}": call \`await agent.resume()\` before the first prompt.`);
+    const { streamFn, validator } = this.runnable();
+    return this.runner.run(plan, streamFn, () => this.loopConfig(), validator);
+  }
+
+  /** What a run needs from the Agent's settings; throws when they cannot make one. */
+  private runnable(): { streamFn: StreamFn; validator: ArgumentValidator } {
+    checkRunOptions(this, this.store.tools, this.control());
     const streamFn = this.streamFn;
     if (!streamFn) throw new Error("The Agent has no streamFn: pass one in the options or assign agent.streamFn.");
     if (!this.store.hasModel) throw new Error("The Agent has no model: pass initialState.model, or assign agent.state.model before prompting.");
     const validator = validatorFor(this.store.tools, this.validator ?? this.defaultValidator?.());
     assertToolSet(this.store.tools, validator);
-    return this.runner.run(plan, streamFn, () => this.loopConfig(), validator);
+    return { streamFn, validator };
   }
 
   /** The validator for tools when neither they nor `validator` name one: none in `rxagent/core`. */

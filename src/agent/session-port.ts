@@ -40,6 +40,8 @@ export interface SessionHost {
   now(): number;
   /** What the Agent lacks to run the loop now (and to ask for approvals, when `approvals`), if anything. */
   missing(approvals: boolean): "streamFn" | "model" | "runControl" | undefined;
+  /** Throws what starting a run would throw now for the Agent's settings (its tools, options, provider). */
+  assertRunnable(): void;
   /** Journals into `journal` from now on. */
   attach(journal: SessionJournal): void;
   /** Journals nothing from now on, and drops a parked run and kept answers. */

@@ -130,8 +130,10 @@ class JournaledSession implements AgentSession {
     const plan = image ? planResume(image) : undefined;
     // Checked before anything is installed: a resume that cannot run leaves the session closed.
     const missing = host.missing(plan?.kind === "tools" && plan.approvals.length > 0);
-    if ((plan?.kind === "continue" || plan?.kind === "tools") && missing) {
-      throw new Error(`resume(): session "${session.lease.sessionId}" has a run to finish, and the Agent has no ${missing} to finish it with.`);
+    if (plan?.kind === "continue" || plan?.kind === "tools") {
+      if (missing) throw new Error(`resume(): session "${session.lease.sessionId}" has a run to finish, and the Agent has no ${missing} to finish it with.`);
+      // The rest of what the run would refuse (its tools, its options), refused now.
+      host.assertRunnable();
     }
     const recorder = new SessionRecorder(session.writer, () => host.now(), (name) => replayPolicyOf(state.tools, name));
     // Queued before the session first opened: kept, after what the journal held, and journaled
@@ -143,7 +145,8 @@ class JournaledSession implements AgentSession {
       // The transcript last: installing it is the one change `state$` is told of, so its
       // snapshot has the totals and the error too.
       state.installUsage(image.usage);
-      state.errorMessage = image.errorMessage;
+      // A run the stopped process left open and that is closed now ends with its last error.
+      state.errorMessage = plan?.kind === "close" ? plan.errorMessage : image.errorMessage;
       state.install(image.messages);
       queues.restore("steering", image.steering.map((q) => q.message));
       queues.restore("followUp", image.followUp.map((q) => q.message));
@@ -170,7 +173,6 @@ class JournaledSession implements AgentSession {
       case "idle":
         return EMPTY;
       case "close":
-        state.errorMessage = plan.errorMessage;
         return durable(recorder.runEnded(plan.errorMessage));
       case "continue":
         return host.continue$();

@@ -67,7 +67,7 @@ describe("Q4: a routed stream that errors", () => {
 });
 
 describe("Q4 L7: which queue a routed stream feeds", () => {
-  it("Q4 L7: steerFrom feeds steering, which the next poll takes before follow-up", () => {
+  it("Q4 L7: steerFrom feeds steering: what a poll would take now is its message, not the older follow-up", () => {
     const agent = agentWith({ streamFn: fauxProvider([]) });
     agent.followUp("queued to follow up");
     const steering = new Subject<string>();

@@ -156,9 +156,12 @@ describe("A1: new Agent(options)", () => {
     const agent = agentWith({ streamFn: provider, initialState: { tools: [adder] } });
     await agent.prompt("first");
     const results = () => agent.state.messages.filter((m): m is ToolResultMessage => (m as { role: string }).role === "toolResult");
-    expect(results().map((r) => [r.toolCallId, r.isError])).toEqual([["a1", false], ["l1", true]]);
     await agent.prompt("second");
-    expect(results().map((r) => [r.toolCallId, r.isError, textOf(r)])).toEqual([["a1", false, "added"], ["l1", true, textOf(results()[1])], ["l2", false, "late ran"]]);
+    expect(results().map((r) => [r.toolCallId, r.isError, textOf(r)])).toEqual([
+      ["a1", false, "added"],
+      ["l1", true, 'Tool "late" not found. Available tools: adder.'],
+      ["l2", false, "late ran"],
+    ]);
   });
 
   it("A1 M5: tools assigned between runs are announced to the model in a system message before the next prompt", async () => {

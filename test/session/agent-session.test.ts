@@ -6,6 +6,7 @@
 import { filter, map, Observable, of, delay as delayBy, type SchedulerLike } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { Agent as CoreAgent } from "../../src/agent/agent-core.js";
 import type { AgentStateSnapshot } from "../../src/agent/agent-state.js";
 import type { AgentEvent, AgentTool, Message } from "../../src/index.js";
 import type { JournalEntry } from "../../src/session/journal-entry.js";
@@ -73,6 +74,15 @@ describe("an Agent keeps its session (SPEC S1, S5)", () => {
     expect(last!.errorMessage).toBe("the provider broke");
     expect(last!.usage.totalTokens).toBe(7);
     expect(plain(last!.messages)).toEqual(plain(agent.state.messages));
+
+    // A process that stopped before the failed run was closed: the resume closes it, with its error.
+    const copy = cutJournal(store, (e) => e.type === "message" && (e.message as Message).role === "assistant");
+    const third = new Agent({ initialState: { systemPrompt: "Be brief.", model, tools: [echo] }, streamFn: byTurn([]), session: agentSession({ store: copy, id: "s", owner: "c" }) });
+    let closed: AgentStateSnapshot | undefined;
+    third.state$.subscribe((snapshot) => (closed = snapshot));
+    await third.resume();
+    expect(third.state.errorMessage).toBe("the provider broke");
+    expect(closed!.errorMessage).toBe("the provider broke");
   });
 
   it("S1: queues, a replaced transcript and the last error come back as they were", async () => {
@@ -346,7 +356,7 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
     expect(resumed.state.messages.map((m) => (m as Message).role)).toEqual(["system", "user", "assistant", "toolResult"]);
   });
 
-  it("S5: a run to finish needs the Agent's streamFn and model: resume() says which is missing, and the session stays closed", async () => {
+  it("S3 S5: a run to finish needs the Agent's streamFn and model: resume() says which is missing, the session stays closed, the lease is released", async () => {
     const store = new InMemorySessionStore();
     const agent = agentOn(store);
     await agent.resume();
@@ -358,6 +368,23 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
     const noStreamFn = new Agent({ initialState: { model, tools: [echo] }, session: agentSession({ store: copy, id: "s", owner: "c" }) });
     await expect(noStreamFn.resume()).rejects.toThrow('resume(): session "s" has a run to finish, and the Agent has no streamFn to finish it with.');
     expect(session.isOpen).toBe(false);
+    // Released, not left to expire: another owner gets the lease at once.
+    expect(copy.acquire("s", { owner: "d", ttlMs: 60_000 }).owner).toBe("d");
+  });
+
+  it("S3 S5: a run to finish with tools the Agent cannot run (rxagent/core, no validator): resume() rejects before installing anything and releases the lease", async () => {
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store);
+    await agent.resume();
+    await agent.prompt("go");
+    const copy = cutJournal(store, (e) => e.type === "message" && (e.message as Message).role === "user");
+    const session = agentSession({ store: copy, id: "s", owner: "b" });
+    const core = new CoreAgent({ initialState: { model, tools: [echo] }, streamFn: byTurn([]), session });
+    const before = core.state.messages;
+    await expect(core.resume()).rejects.toThrow("No validator for tool arguments: rxagent/core has no default.");
+    expect(session.isOpen).toBe(false);
+    expect(core.state.messages).toBe(before);
+    expect(copy.acquire("s", { owner: "d", ttlMs: 60_000 }).owner).toBe("d");
   });
 
   it("S5: finishTurn deciding to go on, or nothing, puts no stop on record", async () => {
@@ -371,7 +398,7 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
     expect(types(store.load("s")!.entries)).not.toContain("run_stopping");
   });
 
-  it("S6: abort() twice puts one stop on record", async () => {
+  it("S5: abort() twice puts one stop on record", async () => {
     const store = new InMemorySessionStore();
     let agent!: Agent;
     const stopper: AgentTool = { ...echo, name: "stopper", execute: () => (agent.abort(), agent.abort(), { content: [{ type: "text", text: "stopped it" }] }) };
@@ -396,6 +423,14 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
     expect(agent.state.limit).toMatchObject({ limit: "maxTurns" });
     const stops = store.load("s")!.entries.filter((e) => e.type === "run_stopping");
     expect(stops).toEqual([expect.objectContaining({ reason: "ended" })]);
+    // A process that stopped right after: its successor asks the model nothing and aborts nothing.
+    const copy = cutJournal(store, (e) => e.type === "run_stopping");
+    const provider = byTurn([{ content: "should not be asked" }]);
+    const resumed = new Agent({ initialState: { systemPrompt: "Be brief.", model, tools: [echo] }, streamFn: provider, session: agentSession({ store: copy, id: "s", owner: "b" }) });
+    await resumed.resume();
+    expect(provider.requests).toHaveLength(0);
+    expect(plain(resumed.state.messages)).toEqual(plain(agent.state.messages));
+    expect(resumed.state.messages.some((m) => (m as { stopReason?: string }).stopReason === "aborted")).toBe(false);
   });
 
   it("S5: cut after the batch but before finishTurn decided, the resumed run ends the turn through finishTurn, which ends it", async () => {
