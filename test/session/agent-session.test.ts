@@ -398,6 +398,18 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
     expect(types(store.load("s")!.entries)).not.toContain("run_stopping");
   });
 
+  it("S5 A6: a finishTurn that throws, with a session, fails the run with its own error and puts no stop on record", async () => {
+    const store = new InMemorySessionStore();
+    const agent = agentOn(store);
+    agent.finishTurn = () => {
+      throw new Error("the hook broke");
+    };
+    await agent.resume();
+    await agent.prompt("go");
+    expect(agent.state.errorMessage).toBe("the hook broke");
+    expect(types(store.load("s")!.entries)).not.toContain("run_stopping");
+  });
+
   it("S5: abort() twice puts one stop on record", async () => {
     const store = new InMemorySessionStore();
     let agent!: Agent;
