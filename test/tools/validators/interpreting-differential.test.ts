@@ -244,3 +244,104 @@ describe("T2: the interpreting validator agrees with ajv", () => {
     expect(valid).toBeGreaterThan(RUNS / 25);
   }, TIMEOUT);
 });
+
+/** A tool schema with one property `a` under `schema`. */
+const under = (schema: unknown): object => ({ type: "object", properties: { a: schema } });
+
+describe("T2: the interpreting validator agrees with ajv where random schemas seldom go", () => {
+  it("T2: a one-element array against several types: only number with integer can take the element as it is", () => {
+    const cases: Array<[unknown, unknown]> = [
+      [["number", "integer"], [1.5]],
+      [["integer", "number"], [1.5]],
+      [["number", "integer"], [5]],
+      [["integer", "string"], [5]],
+      [["string", "number"], ["1"]],
+      [["boolean", "null"], [0]],
+      [["integer"], ["2"]],
+    ];
+    for (const [type, value] of cases) expect(runBoth(under({ type }), { a: value }), JSON.stringify([type, value])).not.toBe("skipped");
+  });
+
+  it("T2: a value at the root is coerced too (a JavaScript caller may pass one)", () => {
+    for (const [schema, value] of [[{ type: "number" }, "1"], [{ type: "boolean" }, "true"], [{ type: "string" }, 5]] as const) {
+      expect(runBoth(schema, value as unknown as Record<string, unknown>)).toBe("valid");
+    }
+  });
+
+  it("T2: every keyword ajv has a rule for makes its schema count: an anyOf with it is evaluated", () => {
+    // ajv skips a schema with no keyword it has a rule for as always valid: an `anyOf` with such a
+    // branch is not evaluated at all, so the first branch would not coerce "1" to 1.
+    const samples: Record<string, unknown> = {
+      $comment: "c", $ref: "#/$defs/n", maximum: 10, minimum: 0, exclusiveMaximum: 10, exclusiveMinimum: 0, multipleOf: 1,
+      maxLength: 5, minLength: 0, pattern: ".*", maxProperties: 5, minProperties: 0, required: [], maxItems: 5, minItems: 0,
+      uniqueItems: false, type: "string", const: "1", enum: ["1"], not: { type: "null" }, anyOf: [true], oneOf: [true], allOf: [true],
+      if: true, then: true, else: true, propertyNames: true, additionalProperties: true, dependencies: {}, properties: {},
+      patternProperties: {}, additionalItems: true, items: true, contains: true, format: "date",
+    };
+    for (const [keyword, value] of Object.entries(samples)) {
+      const s = { type: "object", properties: { a: { anyOf: [{ type: "number" }, { [keyword]: value }] } }, $defs: { n: { type: "number" } } };
+      expect(runBoth(s, { a: "1" }), keyword).toBe("valid");
+      const forInterpreter = { a: "1" };
+      interpretingValidator.compile(s, "t")(forInterpreter);
+      expect(forInterpreter, keyword).toEqual({ a: 1 });
+    }
+    // `nullable` needs a `type` beside it.
+    const nullable = { type: "object", properties: { a: { anyOf: [{ type: "number" }, { type: "string", nullable: true }] } } };
+    expect(runBoth(nullable, { a: "1" })).toBe("valid");
+    // A schema of annotations only is always valid: the anyOf is skipped, "1" stays.
+    const annotations = { type: "object", properties: { a: { anyOf: [{ type: "number" }, { title: "t", description: "d", default: 1, examples: [] }] } } };
+    expect(runBoth(annotations, { a: "1" })).toBe("valid");
+  });
+
+  it("T2: a reference inlined or not: a target with a $ref anywhere inside it (an array, a nested object) is compiled apart", () => {
+    const defs = {
+      plain: { type: "number" },
+      inArray: { anyOf: [{ $ref: "#/$defs/plain" }] },
+      nested: { properties: { x: { $ref: "#/$defs/plain" } }, type: ["number", "object"] },
+      withNull: { type: "number", default: null },
+    };
+    // The caller's own keywords after the $ref see the coerced value only when ajv inlined the target.
+    for (const target of [{ type: "number", not: { $ref: "#/$defs/text" } }, { type: "number", anyOf: [{ $ref: "#/$defs/plain" }] }, { type: "number", maximum: 9 }]) {
+      const s = { type: "object", properties: { a: { $ref: "#/$defs/target", enum: [7] } }, $defs: { target, text: { type: "string" }, plain: { type: "number" } } };
+      expect(runBoth(s, { a: "7" }), JSON.stringify(target)).not.toBe("skipped");
+    }
+    for (const name of Object.keys(defs)) {
+      for (const value of ["1", ["2"], { x: "3" }]) {
+        const s = { type: "object", properties: { a: { allOf: [{ $ref: `#/$defs/${name}` }], type: ["number", "object", "string"] } }, $defs: defs };
+        expect(runBoth(s, { a: value }), `${name} ${JSON.stringify(value)}`).not.toBe("skipped");
+      }
+    }
+  });
+
+  it("T2: inside not, a failing keyword stops the schema before its later groups, which then coerce nothing", () => {
+    const cases: Array<[object, Record<string, unknown>]> = [
+      [under({ not: { enum: [0], items: { type: "number" } } }), { a: ["1"] }],
+      [under({ not: { const: 0, properties: { b: { type: "number" } } } }), { a: { b: "1" } }],
+      [under({ not: { required: ["x"], properties: { b: { type: "number" } } } }), { a: { b: "1" } }],
+      [under({ not: { minItems: 3, items: { type: "number" } } }), { a: ["1"] }],
+      [under({ not: { maxLength: 0, type: "string" } }), { a: "xy" }],
+      [under({ not: { minimum: 5, type: "number" } }), { a: "1" }],
+      [under({ if: { required: ["x"], properties: { b: { type: "number" } } }, then: true }), { a: { b: "1" } }],
+    ];
+    for (const [s, input] of cases) expect(runBoth(s, input), JSON.stringify(s)).not.toBe("skipped");
+  });
+
+  it("T2: schemas both refuse when they are compiled", () => {
+    const refused = [
+      under({ pattern: 5 }),
+      under({ maxLength: 1.5 }),
+      under({ maxLength: "2" }),
+      under({ required: [1] }),
+      under({ required: ["b", "b"] }),
+      { ...under(true), $schema: "http://json-schema.org/draft-04/schema#" },
+    ];
+    for (const s of refused) expect(runBoth(s, { a: 1 }), JSON.stringify(s)).toBe("refused");
+    const accepted = [
+      { ...under(true), $schema: "http://json-schema.org/draft-07/schema#" },
+      { ...under(true), $schema: "http://json-schema.org/draft-07/schema" },
+      { ...under({ $ref: "#/$defs/n" }), $id: "https://example.com/tool", $defs: { n: { type: "number" } } },
+    ];
+    for (const s of accepted) expect(runBoth(s, { a: 1 }), JSON.stringify(s)).toBe("valid");
+  });
+});
+

@@ -287,6 +287,27 @@ describe("T2: interpreting validator, compile-time errors", () => {
     expect(compileError({ $ref: "#/$defs/missing" })).toMatch(/"#\/\$defs\/missing" does not resolve/);
     expect(compileError({ $schema: "https://json-schema.org/draft/2020-12/schema" })).toMatch(/"\$schema".*draft-07/);
     expect(() => interpretingValidator.compile([] as unknown as object, "t")).toThrow(/must be an object/);
+    expect(compileError({ $schema: "http://json-schema.org/draft-04/schema#" })).toMatch(/^interpreting validator, tool "search": invalid schema: "\$schema" at # must be the draft-07 meta-schema/);
+    expect(compileError({ pattern: 5 })).toMatch(/"pattern" at # must be a string\. Fix the schema; ajv rejects it too\.$/);
+    expect(compileError({ maxLength: 1.5 })).toMatch(/"maxLength" at # must be a non-negative integer \(got 1\.5\)/);
+    expect(compileError({ maxLength: "2" })).toMatch(/"maxLength" at # must be a non-negative integer \(got "2"\)/);
+    expect(compileError({ required: [1] })).toMatch(/"required" at # must be an array of strings/);
+    expect(compileError({ required: ["q", "q"] })).toMatch(/"required" at # must not repeat a name/);
+  });
+
+  it("T2: a schema ajv only checks the shape of (an if without then) leaves the rest checked in full", () => {
+    expect(compileError({ type: "object", if: { type: "string" }, properties: { a: { type: "array", minContains: 1 } } })).toMatch(/"minContains" at #\/properties\/a is not supported/);
+  });
+
+  it("T2: a refused schema is a SchemaError", () => {
+    let caught: unknown;
+    try {
+      interpretingValidator.compile({ minLength: -1 }, "t");
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(Error);
+    expect((caught as Error).name).toBe("SchemaError");
   });
 
   it("T2: keywords it does not check are an error, with the way out", () => {

@@ -9,9 +9,11 @@
  * always valid and skips it (an `anyOf` with such a branch is not evaluated at all), so the
  * interpreter must tell the same schemas apart.
  */
+// Not listed though ajv has rules for them: `id` (the interpreter refuses it, as ajv does) and
+// `nullable` (never without `type`, which is listed).
 export const AJV_RULES: ReadonlySet<string> = new Set([
-  "$comment", "id", "$ref", "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "maxLength", "minLength",
-  "pattern", "maxProperties", "minProperties", "required", "maxItems", "minItems", "uniqueItems", "type", "nullable", "const", "enum",
+  "$comment", "$ref", "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "maxLength", "minLength",
+  "pattern", "maxProperties", "minProperties", "required", "maxItems", "minItems", "uniqueItems", "type", "const", "enum",
   "not", "anyOf", "oneOf", "allOf", "if", "then", "else", "propertyNames", "additionalProperties", "dependencies", "properties",
   "patternProperties", "additionalItems", "items", "contains", "format",
 ]);
@@ -33,8 +35,9 @@ export function alwaysValid(schema: unknown): boolean {
 export function hasRef(schema: unknown): boolean {
   for (const key in schema as object) {
     if (REF_KEYWORDS.has(key)) return true;
+    // Arrays are walked by index the same way; `null` has no keys to walk.
     const value = (schema as Record<string, unknown>)[key];
-    if (Array.isArray(value) ? value.some(hasRef) : typeof value === "object" && value !== null && hasRef(value)) return true;
+    if (typeof value === "object" && hasRef(value)) return true;
   }
   return false;
 }

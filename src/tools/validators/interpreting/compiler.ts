@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AJV_RULES, hasRef } from "./ajv-rules.js";
+import { hasRef } from "./ajv-rules.js";
 import type { CompileContext } from "./compile-context.js";
 import { isObject, pointer } from "./json-values.js";
 import { checkAnnotations } from "./keywords/annotations.js";
@@ -29,7 +29,6 @@ export class Compiler implements CompileContext {
   private readonly nodes = new Map<object, SchemaNode>();
   /** Schemas ajv only checks the shape of; never run, and kept apart so a shared object is still compiled fully where it is used. */
   private readonly shapeOnly = new Map<object, SchemaNode>();
-  private readonly patterns = new Map<string, RegExp>();
   readonly refs: boolean;
   readonly definitions: Array<[unknown, string]> = [];
   lenient = false;
@@ -73,16 +72,11 @@ export class Compiler implements CompileContext {
 
   pattern(source: unknown, at: string, keyword: string): RegExp {
     if (typeof source !== "string") this.invalid(at, keyword, "must be a string");
-    let regExp = this.patterns.get(source);
-    if (!regExp) {
-      try {
-        regExp = new RegExp(source, "u");
-      } catch (error) {
-        this.invalid(at, keyword, `is not a valid unicode regular expression (${(error as Error).message})`);
-      }
-      this.patterns.set(source, regExp);
+    try {
+      return new RegExp(source, "u");
+    } catch (error) {
+      this.invalid(at, keyword, `is not a valid unicode regular expression (${(error as Error).message})`);
     }
-    return regExp;
   }
 
   nonNegativeInteger(schema: Record<string, unknown>, keyword: string, at: string): number {
@@ -115,10 +109,12 @@ export class Compiler implements CompileContext {
     const cache = this.lenient ? this.shapeOnly : this.nodes;
     const known = this.nodes.get(schema) ?? cache.get(schema);
     if (known) return known;
-    const node = emptyNode(schema);
+    // Annotations and types first: they compile no subschema, so nothing can meet this node half-built.
+    checkAnnotations(this, schema, at, isRoot);
+    const node = emptyNode(schema, compileType(this, schema, at));
     cache.set(schema, node);
     try {
-      this.compileKeywords(node, schema, at, isRoot);
+      this.compileKeywords(node, schema, at);
     } catch (error) {
       // A half-built node must not be found again as if it were valid.
       cache.delete(schema);
@@ -127,16 +123,10 @@ export class Compiler implements CompileContext {
     return node;
   }
 
-  /** In ajv's order: type, `$ref`, untyped keywords, then the number, string, array and object groups. */
-  private compileKeywords(node: SchemaNode, schema: Record<string, unknown>, at: string, isRoot: boolean): void {
-    checkAnnotations(this, schema, at, isRoot);
-    compileType(this, node, schema, at);
-    if (schema.$ref !== undefined) {
-      node.ref = compileRef(this, node, schema.$ref, at);
-      node.refOnly = !Object.keys(schema).some((key) => key !== "$ref" && AJV_RULES.has(key));
-      if (node.refOnly) return;
-      node.untyped.push(node.ref);
-    }
+  /** After the type, in ajv's order: `$ref`, untyped keywords, then the number, string, array and object groups. */
+  private compileKeywords(node: SchemaNode, schema: Record<string, unknown>, at: string): void {
+    // A `$ref` runs first among the untyped keywords; alone (with annotations), it is all that runs.
+    if (schema.$ref !== undefined) node.untyped.push(compileRef(this, node, schema.$ref, at));
     compileValues(this, node, schema, at);
     compileCombinators(this, node, schema, at);
     compileNumber(this, node, schema, at);

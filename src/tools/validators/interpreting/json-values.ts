@@ -64,5 +64,6 @@ export function equal(a: unknown, b: unknown): boolean {
 
 /** A default is written into the data as a fresh copy each time, as ajv's generated literal is. */
 export function copyOf(value: unknown): unknown {
-  return typeof value === "object" && value !== null ? JSON.parse(JSON.stringify(value)) : value;
+  // `null` takes the copy's path too: it comes back as `null`.
+  return typeof value === "object" ? JSON.parse(JSON.stringify(value)) : value;
 }

@@ -26,7 +26,6 @@ export function run(node: Node, data: unknown, parent: Container | undefined, ke
     issues.push({ path, message: "boolean schema is false" });
     return data;
   }
-  if (node.refOnly) return node.ref!(data, parent, key, path, mode, issues);
   const start = issues.length;
   // Without allErrors (inside `not` / `if`) ajv still runs the untyped keywords after a type
   // error, but stops before the next group once anything failed.
@@ -36,20 +35,15 @@ export function run(node: Node, data: unknown, parent: Container | undefined, ke
   // the untyped ones (which may unwrap a one-element array first), as ajv orders it.
   const objectCheckedLate = node.object !== undefined && node.types.length === 1 && node.types[0] === "object";
   if (node.types.length > 0 && !objectCheckedLate && !matchesAny(node.types, value)) value = coerce(node, value, parent, key, path, issues);
-  if (node.untyped.length > 0) value = runSteps(node.untyped, value, parent, key, path, mode, issues);
+  value = runSteps(node.untyped, value, parent, key, path, mode, issues);
   if (failFast && issues.length > start) return value;
-  if (node.number.length > 0 && typeof value === "number") {
-    runSteps(node.number, value, parent, key, path, mode, issues);
-    if (failFast && issues.length > start) return value;
-  }
-  if (node.string.length > 0 && typeof value === "string") {
-    runSteps(node.string, value, parent, key, path, mode, issues);
-    if (failFast && issues.length > start) return value;
-  }
-  if (node.array && Array.isArray(value)) {
+  // One group at most applies to a value (it is a number, a string, an array or an object), so
+  // after a group nothing else runs that could fail fast.
+  if (typeof value === "number") runSteps(node.number, value, parent, key, path, mode, issues);
+  else if (typeof value === "string") runSteps(node.string, value, parent, key, path, mode, issues);
+  else if (node.array && Array.isArray(value)) {
     if (!(mode & COMPOSITE)) for (const [index, fallback] of node.tupleDefaults) if (value[index] === undefined) value[index] = copyOf(fallback);
     runSteps(node.array, value, parent, key, path, mode, issues);
-    if (failFast && issues.length > start) return value;
   }
   if (node.object && isObject(value)) {
     if (!(mode & COMPOSITE)) for (const [name, fallback] of node.objectDefaults) if (!hasOwn(value, name)) value[name] = copyOf(fallback);

@@ -28,9 +28,6 @@ export type Node = boolean | SchemaNode;
 /** A compiled object schema, its checks grouped by the type of data they apply to, as ajv groups them. */
 export interface SchemaNode {
   schema: Record<string, unknown>;
-  /** Only `$ref` (and annotations): ajv runs the reference and nothing else, not even a type check. */
-  refOnly: boolean;
-  ref: Step | undefined;
   types: JsonType[];
   typeText: string;
   coerceTo: JsonType[];
@@ -45,15 +42,14 @@ export interface SchemaNode {
   sameData: Node[];
 }
 
-/** A node for `schema` with nothing compiled into it yet. */
-export function emptyNode(schema: Record<string, unknown>): SchemaNode {
+/** What `type` (with `nullable`) compiles to: the types, their error text, the coercion targets. */
+export type TypedPart = Pick<SchemaNode, "types" | "typeText" | "coerceTo">;
+
+/** A node for `schema` with its types and nothing else compiled into it yet. */
+export function emptyNode(schema: Record<string, unknown>, typed: TypedPart): SchemaNode {
   return {
     schema,
-    refOnly: false,
-    ref: undefined,
-    types: [],
-    typeText: "",
-    coerceTo: [],
+    ...typed,
     untyped: [],
     number: [],
     string: [],

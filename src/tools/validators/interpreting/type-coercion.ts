@@ -31,21 +31,13 @@ export function matchesAny(types: readonly JsonType[], value: unknown): boolean 
 /**
  * ajv's test of an unwrapped one-element array against the schema's types. With several types
  * its generated condition requires all of them at once (so only a single type, or `number` with
- * `integer`, can ever match) and the result decides whether scalar coercion runs next.
+ * `integer`, can ever match) and the result decides whether scalar coercion runs next. (Types
+ * with `array` never get here: the array matched them.)
  */
 function unwrappedMatches(types: readonly JsonType[], value: unknown): boolean {
-  if (types.length === 1) return matchesType(types[0]!, value);
-  const remaining = new Set(types);
-  let matches = true;
-  if (remaining.has("array") && remaining.has("object")) {
-    matches = remaining.has("null") ? typeof value !== "object" : !value || typeof value !== "object";
-    remaining.delete("null");
-    remaining.delete("array");
-    remaining.delete("object");
-  }
-  if (remaining.has("number")) remaining.delete("integer");
-  for (const type of remaining) matches = matches && matchesType(type, value);
-  return matches;
+  const number = types.includes("number");
+  for (const type of types) if (!(number && type === "integer") && !matchesType(type, value)) return false;
+  return true;
 }
 
 /** The value `target` coerces `value` to, or `undefined` when ajv has no rule for the pair. */
@@ -68,9 +60,9 @@ function coerceTo(target: JsonType, value: unknown): unknown {
       return value === "" || value === 0 || value === false ? null : undefined;
     case "array":
       return kind === "string" || kind === "number" || kind === "boolean" || value === null ? [value] : undefined;
-    default:
-      return undefined;
   }
+  // "object": ajv has no rule that makes an object.
+  return undefined;
 }
 
 /**
@@ -86,7 +78,12 @@ export function coerce(node: SchemaNode, data: unknown, parent: Container | unde
       value = value[0];
       if (unwrappedMatches(node.types, value)) coerced = value;
     }
-    for (let i = 0; coerced === undefined && i < node.coerceTo.length; i++) coerced = coerceTo(node.coerceTo[i]!, value);
+    if (coerced === undefined) {
+      for (const target of node.coerceTo) {
+        coerced = coerceTo(target, value);
+        if (coerced !== undefined) break;
+      }
+    }
   }
   if (coerced === undefined) {
     issues.push({ path, message: `must be ${node.typeText}` });

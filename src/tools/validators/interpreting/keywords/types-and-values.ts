@@ -5,12 +5,12 @@
  */
 import type { CompileContext } from "../compile-context.js";
 import { equal } from "../json-values.js";
-import type { JsonType, SchemaNode } from "../schema-node.js";
+import type { JsonType, SchemaNode, TypedPart } from "../schema-node.js";
 
 const JSON_TYPES: ReadonlySet<string> = new Set(["array", "boolean", "integer", "null", "number", "object", "string"]);
 
-/** Reads `type` and `nullable` into the node's types, error text and coercion targets. */
-export function compileType(ctx: CompileContext, node: SchemaNode, schema: Record<string, unknown>, at: string): void {
+/** Reads `type` and `nullable`: the node's types, error text and coercion targets. */
+export function compileType(ctx: CompileContext, schema: Record<string, unknown>, at: string): TypedPart {
   const type = schema.type;
   let types: JsonType[] = [];
   if (type !== undefined) {
@@ -32,9 +32,7 @@ export function compileType(ctx: CompileContext, node: SchemaNode, schema: Recor
       if (schema.nullable) types.push("null");
     }
   }
-  node.types = types;
-  node.typeText = Array.isArray(type) ? type.join(",") : String(type);
-  node.coerceTo = types.filter((t) => t !== "object");
+  return { types, typeText: Array.isArray(type) ? type.join(",") : String(type), coerceTo: types.filter((t) => t !== "object") };
 }
 
 /** `const` and `enum`, in that order, as ajv runs them. */
