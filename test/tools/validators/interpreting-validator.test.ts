@@ -326,6 +326,12 @@ describe("T2: interpreting validator, compile-time errors", () => {
     expect(check({ type: "object", "x-ui": { widget: "slider" }, then: { required: ["a"] }, $defs: { unused: { $dynamicRef: "#x" } } }, {}).issues).toBeUndefined();
   });
 
+  it("T2: a recursive definition that is only shape-checked (unused, or under an if without then) compiles once", () => {
+    const tree = { type: "object", properties: { kids: { type: "array", items: { $ref: "#/definitions/tree" } } } };
+    expect(check({ type: "object", definitions: { tree } }, {}).issues).toBeUndefined();
+    expect(check({ type: "object", if: { $ref: "#/definitions/tree" }, definitions: { tree } }, { kids: [{}] }).issues).toBeUndefined();
+  });
+
   it("T2: one compiled walk per schema object", () => {
     const schema = { type: "object" };
     expect(interpretingValidator.compile(schema, "a")).toBe(interpretingValidator.compile(schema, "b"));
