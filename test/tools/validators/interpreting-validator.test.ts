@@ -299,6 +299,40 @@ describe("T2: interpreting validator, compile-time errors", () => {
     expect(compileError({ type: "object", if: { type: "string" }, properties: { a: { type: "array", minContains: 1 } } })).toMatch(/"minContains" at #\/properties\/a is not supported/);
   });
 
+  it("T2: every newer-draft keyword it refuses says what to write instead", () => {
+    const hints: Record<string, RegExp> = {
+      prefixItems: /"prefixItems" at # is not supported: .*draft-07.*write the draft-07 form, "items": \[\.\.\.\] with "additionalItems"\./,
+      dependentRequired: /"dependentRequired" at # .*"dependencies": \{ "a": \["b"\] \}\./,
+      dependentSchemas: /"dependentSchemas" at # .*"dependencies": \{ "a": \{ \.\.\.schema \} \}\./,
+      minContains: /"minContains" at # .*remove it or check the count in the tool\./,
+      maxContains: /"maxContains" at # .*remove it or check the count in the tool\./,
+      unevaluatedProperties: /"unevaluatedProperties" at # .*use "additionalProperties"\./,
+      unevaluatedItems: /"unevaluatedItems" at # .*use "additionalItems"\./,
+      $dynamicRef: /"\$dynamicRef" at # .*use a local "\$ref" such as "#\/\$defs\/node"\./,
+      $recursiveRef: /"\$recursiveRef" at # .*use a local "\$ref" such as "#"\./,
+    };
+    for (const [keyword, hint] of Object.entries(hints)) expect(compileError({ [keyword]: keyword.startsWith("$") ? "#" : 1 })).toMatch(hint);
+  });
+
+  it("T2: annotations and types of the wrong shape are refused, naming the keyword and the problem", () => {
+    expect(compileError({ id: "x" })).toMatch(/"id" at # is the draft-04 spelling, which ajv refuses; use "\$id"/);
+    for (const keyword of ["$id", "$comment", "title", "description", "format", "contentMediaType", "contentEncoding"]) {
+      expect(compileError({ [keyword]: 1 })).toContain(`"${keyword}" at # must be a string`);
+    }
+    expect(compileError({ readOnly: "yes" })).toMatch(/"readOnly" at # must be a boolean/);
+    expect(compileError({ examples: "x" })).toMatch(/"examples" at # must be an array/);
+    expect(compileError({ definitions: [] })).toMatch(/"definitions" at # must be an object of schemas/);
+    expect(compileError({ type: [] })).toMatch(/"type" at # must not be an empty array/);
+    expect(compileError({ type: ["string", "string"] })).toMatch(/"type" at # must not repeat a type/);
+    expect(compileError({ type: "string", nullable: "yes" })).toMatch(/"nullable" at # must be a boolean/);
+    expect(compileError({ type: ["string", "null"], nullable: false })).toMatch(/"nullable" at # is false but "type" allows null/);
+    expect(compileError({ enum: [1, 2, 1] })).toMatch(/"enum" at # must not repeat a value/);
+    expect(compileError({ enum: [{ a: 1 }, { a: 1 }] })).toMatch(/"enum" at # must not repeat a value/);
+    // Accepted: null in the type list with nullable true, and a nullable false without null.
+    expect(check(prop({ type: ["string", "null"], nullable: true }), { v: null }).issues).toBeUndefined();
+    expect(check(prop({ type: "string", nullable: false }), { v: null }).data).toEqual({ v: "" });
+  });
+
   it("T2: a refused schema is a SchemaError", () => {
     let caught: unknown;
     try {
