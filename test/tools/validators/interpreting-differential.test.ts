@@ -313,6 +313,33 @@ describe("T2: the interpreting validator agrees with ajv where random schemas se
     }
   });
 
+  it("T2: references: chains of $ref-only schemas, the root, booleans, escaped pointers, and what both refuse", () => {
+    const $defs = {
+      a: { $ref: "#/$defs/b" },
+      b: { $ref: "#/$defs/c", title: "only an annotation" },
+      c: { type: "number" },
+      ruled: { $ref: "#/$defs/c", minimum: 0 },
+      yes: true,
+      no: false,
+      "x/y": { type: "number" },
+      "x~y": { type: "integer" },
+      "x y": { type: "boolean" },
+      nested: { inner: { type: "number" } },
+      self: { $ref: "#/$defs/self" },
+      bad: { $ref: 5 },
+    };
+    const refs = ["#/$defs/a", "#/$defs/b", "#/$defs/ruled", "#/$defs/yes", "#/$defs/no", "#/$defs/x~1y", "#/$defs/x~0y", "#/$defs/x%20y", "#/$defs/nested/inner", "#", "#/"];
+    for (const ref of refs) {
+      for (const value of ["7", 7, true, { a: "1" }]) {
+        const s = { type: "object", properties: { a: { $ref: ref, enum: [7, true, "7"] } }, $defs };
+        expect(runBoth(s, { a: value }), `${ref} ${JSON.stringify(value)}`).not.toBe("skipped");
+      }
+    }
+    for (const ref of ["#/$defs/self", "#/$defs/bad", "#/$defs/missing", "#/$defs/%E0%A4%A", "#/$defs/c/type/x"]) {
+      expect(runBoth({ type: "object", properties: { a: { $ref: ref } }, $defs }, { a: 1 }), ref).toBe("refused");
+    }
+  });
+
   it("T2: inside not, a failing keyword stops the schema before its later groups, which then coerce nothing", () => {
     const cases: Array<[object, Record<string, unknown>]> = [
       [under({ not: { enum: [0], items: { type: "number" } } }), { a: ["1"] }],

@@ -293,6 +293,7 @@ describe("T2: interpreting validator, compile-time errors", () => {
     expect(compileError({ maxLength: "2" })).toMatch(/"maxLength" at # must be a non-negative integer \(got "2"\)/);
     expect(compileError({ required: [1] })).toMatch(/"required" at # must be an array of strings/);
     expect(compileError({ required: ["q", "q"] })).toMatch(/"required" at # must not repeat a name/);
+    expect(compileError({ type: "object", properties: { a: { $ref: "#/$defs/bad" } }, $defs: { bad: { $ref: 5 } } })).toMatch(/"\$ref" at #\/\$defs\/bad must be a string/);
   });
 
   it("T2: a schema ajv only checks the shape of (an if without then) leaves the rest checked in full", () => {

@@ -6,7 +6,6 @@
  */
 import { AJV_RULES, hasRef, VIA_AJV } from "../ajv-rules.js";
 import type { CompileContext } from "../compile-context.js";
-import { isObject } from "../json-values.js";
 import { run } from "../run.js";
 import { ALL_ERRORS, type SchemaNode, type Step } from "../schema-node.js";
 
@@ -26,19 +25,19 @@ function resolveRef(ctx: CompileContext, node: SchemaNode, ref: string, at: stri
   const seen = new Set<string>();
   let target: unknown = ctx.root;
   let current = ref;
-  let toRoot = false;
   // ajv follows a chain of schemas that are only a `$ref` and inlines the end of it.
   for (;;) {
     if (seen.has(current)) ctx.invalid(at, "$ref", `"${ref}" only refers to itself`);
     seen.add(current);
     target = resolvePointer(ctx, current, at, ref);
-    toRoot = target === ctx.root;
-    if (toRoot || !isObject(target) || target.$ref === undefined || Object.keys(target).some((key) => key !== "$ref" && AJV_RULES.has(key))) break;
-    current = target.$ref as string;
-    if (typeof current !== "string") break;
+    // Booleans, arrays and `null` have no `$ref` to follow.
+    const next = (target as { $ref?: unknown } | null)?.$ref;
+    if (typeof next !== "string" || Object.keys(target as object).some((key) => key !== "$ref" && AJV_RULES.has(key))) break;
+    current = next;
   }
   const targetNode = ctx.node(target, current);
-  if (!toRoot && !hasRef(target)) {
+  // A reference to the root is never inlined: the root holds that very reference.
+  if (!hasRef(target)) {
     // Inlined by ajv: same mode, and the caller sees the coerced value.
     node.sameData.push(targetNode);
     return (data, parent, key, path, mode, issues) => run(targetNode, data, parent, key, path, mode, issues);
