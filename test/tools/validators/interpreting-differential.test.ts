@@ -262,6 +262,15 @@ describe("T2: the interpreting validator agrees with ajv where random schemas se
     for (const [type, value] of cases) expect(runBoth(under({ type }), { a: value }), JSON.stringify([type, value])).not.toBe("skipped");
   });
 
+  it("T2: tuple defaults apply outside anyOf, not inside it", () => {
+    const tuple = { type: "array", items: [{ type: "number" }, { default: 5 }] };
+    expect(runBoth(under(tuple), { a: [1] })).toBe("valid");
+    expect(runBoth(under({ anyOf: [tuple] }), { a: [1] })).toBe("valid");
+    const filled = { a: [1] };
+    interpretingValidator.compile(under({ anyOf: [tuple] }), "t")(filled);
+    expect(filled).toEqual({ a: [1] });
+  });
+
   it("T2: a value at the root is coerced too (a JavaScript caller may pass one)", () => {
     for (const [schema, value] of [[{ type: "number" }, "1"], [{ type: "boolean" }, "true"], [{ type: "string" }, 5]] as const) {
       expect(runBoth(schema, value as unknown as Record<string, unknown>)).toBe("valid");
@@ -301,7 +310,14 @@ describe("T2: the interpreting validator agrees with ajv where random schemas se
       withNull: { type: "number", default: null },
     };
     // The caller's own keywords after the $ref see the coerced value only when ajv inlined the target.
-    for (const target of [{ type: "number", not: { $ref: "#/$defs/text" } }, { type: "number", anyOf: [{ $ref: "#/$defs/plain" }] }, { type: "number", maximum: 9 }]) {
+    const targets = [
+      { type: "number", not: { $ref: "#/$defs/text" } },
+      { type: "number", anyOf: [{ $ref: "#/$defs/plain" }] },
+      { type: "number", maximum: 9 },
+      { type: "number", $dynamicAnchor: "n" },
+      { type: "number", $recursiveAnchor: true },
+    ];
+    for (const target of targets) {
       const s = { type: "object", properties: { a: { $ref: "#/$defs/target", enum: [7] } }, $defs: { target, text: { type: "string" }, plain: { type: "number" } } };
       expect(runBoth(s, { a: "7" }), JSON.stringify(target)).not.toBe("skipped");
     }
@@ -348,6 +364,11 @@ describe("T2: the interpreting validator agrees with ajv where random schemas se
       [under({ not: { minItems: 3, items: { type: "number" } } }), { a: ["1"] }],
       [under({ not: { maxLength: 0, type: "string" } }), { a: "xy" }],
       [under({ not: { minimum: 5, type: "number" } }), { a: "1" }],
+      // The first keyword of a group passes, the second fails: the schema fails, so `not` passes.
+      [under({ not: { minimum: 0, maximum: 5 } }), { a: 7 }],
+      [under({ not: { minLength: 0, maxLength: 1 } }), { a: "xyz" }],
+      [under({ not: { const: 7, enum: [8] } }), { a: 7 }],
+      [under({ not: { required: ["b"], maxProperties: 1 } }), { a: { b: 1, c: 2 } }],
       [under({ if: { required: ["x"], properties: { b: { type: "number" } } }, then: true }), { a: { b: "1" } }],
     ];
     for (const [s, input] of cases) expect(runBoth(s, input), JSON.stringify(s)).not.toBe("skipped");

@@ -36,7 +36,8 @@ export function codePointLength(text: string): number {
   let length = 0;
   for (let pos = 0; pos < text.length; length++) {
     const unit = text.charCodeAt(pos++);
-    if (unit >= 0xd800 && unit <= 0xdbff && pos < text.length && (text.charCodeAt(pos) & 0xfc00) === 0xdc00) pos++;
+    // Past the end `charCodeAt` is NaN, which is no low surrogate.
+    if (unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(pos) & 0xfc00) === 0xdc00) pos++;
   }
   return length;
 }
@@ -45,13 +46,8 @@ export function codePointLength(text: string): number {
 export function equal(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a && b && typeof a === "object" && typeof b === "object") {
-    if (Array.isArray(a) !== Array.isArray(b) || (a as object).constructor !== (b as object).constructor) return false;
-    if (Array.isArray(a)) {
-      const other = b as unknown[];
-      if (a.length !== other.length) return false;
-      for (let i = a.length; i-- !== 0; ) if (!equal(a[i], other[i])) return false;
-      return true;
-    }
+    // An array and an object differ in constructor; arrays then compare by their keys (indices) like objects.
+    if ((a as object).constructor !== (b as object).constructor) return false;
     const left = a as Record<string, unknown>;
     const right = b as Record<string, unknown>;
     const keys = Object.keys(left);
