@@ -374,6 +374,49 @@ describe("T2: the interpreting validator agrees with ajv where random schemas se
     for (const [s, input] of cases) expect(runBoth(s, input), JSON.stringify(s)).not.toBe("skipped");
   });
 
+  it("T2: array and object keywords on fixed schemas and inputs, inside not and outside", () => {
+    const arrays: object[] = [
+      { items: [{ type: "number" }, { type: "string" }], additionalItems: false },
+      { items: [{ type: "number" }], additionalItems: { type: "boolean" } },
+      { items: [{ type: "number" }], additionalItems: true },
+      { items: [{ type: "number", default: 0 }, { type: "string", default: "d" }] },
+      { items: {} },
+      { items: { title: "annotations only" } },
+      { items: { type: "integer" }, minItems: 1, maxItems: 2 },
+      { additionalItems: false },
+      { contains: { type: "number", minimum: 2 } },
+      { uniqueItems: true },
+      { uniqueItems: false, maxItems: 1 },
+    ];
+    const arrayInputs: unknown[] = [[], ["1", "x"], [1, "x", true], ["1", "2", "2"], [{ a: 1 }, { a: 1 }], [3], "5"];
+    const objects: object[] = [
+      { required: ["a", "b"] },
+      { propertyNames: { maxLength: 1 } },
+      { propertyNames: { title: "annotations only" } },
+      { patternProperties: { "^n": { type: "number" }, "^s": {} }, additionalProperties: false },
+      { properties: { p: { type: "number" } }, patternProperties: { "^q": { type: "integer" } }, additionalProperties: { type: "string" } },
+      { additionalProperties: { title: "annotations only" } },
+      { dependencies: { a: ["b"], b: { required: ["c"] }, c: [] } },
+      { properties: { p: { default: { d: 1 } }, q: { type: "number", default: "1" } } },
+      { minProperties: 1, maxProperties: 2 },
+    ];
+    const objectInputs: Array<Record<string, unknown>> = [{}, { a: 1 }, { a: 1, b: 2 }, { b: 1, c: 2 }, { n1: "2", s: 1, x: "y" }, { p: "3", q7: "4", r: 5 }, { ab: 1 }];
+    for (const schema of arrays) {
+      for (const value of arrayInputs) {
+        for (const wrapped of [schema, { not: schema }, { anyOf: [schema, { type: "null" }] }]) {
+          expect(runBoth(under({ type: "array", ...wrapped }), { a: structuredClone(value) }), JSON.stringify([wrapped, value])).not.toBe("skipped");
+        }
+      }
+    }
+    for (const schema of objects) {
+      for (const value of objectInputs) {
+        for (const wrapped of [schema, { not: schema }, { oneOf: [schema, { type: "null" }] }]) {
+          expect(runBoth(under({ type: "object", ...wrapped }), { a: structuredClone(value) }), JSON.stringify([wrapped, value])).not.toBe("skipped");
+        }
+      }
+    }
+  });
+
   it("T2: schemas both refuse when they are compiled", () => {
     const refused = [
       under({ pattern: 5 }),
@@ -381,6 +424,16 @@ describe("T2: the interpreting validator agrees with ajv where random schemas se
       under({ maxLength: "2" }),
       under({ required: [1] }),
       under({ required: ["b", "b"] }),
+      under({ uniqueItems: 1 }),
+      under({ items: [] }),
+      under({ properties: [] }),
+      under({ patternProperties: 5 }),
+      under({ patternProperties: { "[": { type: "number" } } }),
+      under({ patternProperties: { "[": {} }, additionalProperties: false }),
+      under({ dependencies: { b: 5 } }),
+      under({ dependencies: { b: [1] } }),
+      under({ contains: 5 }),
+      under({ propertyNames: 5 }),
       { ...under(true), $schema: "http://json-schema.org/draft-04/schema#" },
     ];
     for (const s of refused) expect(runBoth(s, { a: 1 }), JSON.stringify(s)).toBe("refused");
@@ -390,6 +443,10 @@ describe("T2: the interpreting validator agrees with ajv where random schemas se
       { ...under({ $ref: "#/$defs/n" }), $id: "https://example.com/tool", $defs: { n: { type: "number" } } },
     ];
     for (const s of accepted) expect(runBoth(s, { a: 1 }), JSON.stringify(s)).toBe("valid");
+    // ajv compiles a pattern only where it checks with it.
+    for (const s of [under({ patternProperties: { "[": {} } }), under({ patternProperties: { "[": true }, additionalProperties: true })]) {
+      expect(runBoth(s, { a: { b: 1 } }), JSON.stringify(s)).toBe("valid");
+    }
   });
 });
 

@@ -34,14 +34,18 @@ export function compileObject(ctx: CompileContext, node: SchemaNode, schema: Rec
   const patternProperties = schema.patternProperties;
   if (patternProperties !== undefined && !isObject(patternProperties)) ctx.invalid(at, "patternProperties", "must be an object of schemas");
   const declared = schemaKeys(properties);
-  const patterns = schemaKeys(patternProperties).map((source): PatternProperty => ({
-    regExp: ctx.pattern(source, pointer(at, "patternProperties"), `patternProperties: ${source}`),
-    node: ctx.node(patternProperties![source], pointer(pointer(at, "patternProperties"), source)),
-    always: alwaysValid(patternProperties![source]),
-  }));
+  const extraChecked = "additionalProperties" in schema && !alwaysValid(schema.additionalProperties);
+  const patterns = schemaKeys(patternProperties).flatMap((source): PatternProperty[] => {
+    const always = alwaysValid(patternProperties![source]);
+    const node = ctx.node(patternProperties![source], pointer(pointer(at, "patternProperties"), source));
+    // ajv compiles a pattern only where it checks with it: for its own schema, or for
+    // additionalProperties. An invalid pattern elsewhere is no error, as in ajv.
+    if (always && !extraChecked) return [];
+    return [{ regExp: ctx.pattern(source, pointer(at, "patternProperties"), `patternProperties: ${source}`), node, always }];
+  });
   if ("additionalProperties" in schema) {
     const extra = ctx.node(schema.additionalProperties, pointer(at, "additionalProperties"));
-    if (!alwaysValid(schema.additionalProperties)) steps.push(additionalPropertiesStep(extra, new Set(declared), patterns));
+    if (extraChecked) steps.push(additionalPropertiesStep(extra, new Set(declared), patterns));
   }
   if ("dependencies" in schema) steps.push(compileDependencies(ctx, node, schema.dependencies, at));
   if (properties !== undefined) compileProperties(ctx, node, properties, declared, at, steps);
