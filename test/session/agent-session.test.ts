@@ -334,6 +334,15 @@ describe("entries are on record before anyone is told (SPEC S6)", () => {
   });
 });
 
+/** A journal of "s" whose run stopped right after the user's message: a resume has that run to finish. */
+async function journalWithOpenRun(): Promise<InMemorySessionStore> {
+  const store = new InMemorySessionStore();
+  const agent = agentOn(store);
+  await agent.resume();
+  await agent.prompt("go");
+  return cutJournal(store, (e) => e.type === "message" && (e.message as Message).role === "user");
+}
+
 /** A copy of `store`'s journal of "s" up to and including the first entry `cut` picks. */
 function cutJournal(store: InMemorySessionStore, cut: (entry: JournalEntry) => boolean): InMemorySessionStore {
   const entries = store.load("s")!.entries;
@@ -357,11 +366,7 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
   });
 
   it("S3 S5: a run to finish needs the Agent's streamFn and model: resume() says which is missing, the session stays closed, the lease is released", async () => {
-    const store = new InMemorySessionStore();
-    const agent = agentOn(store);
-    await agent.resume();
-    await agent.prompt("go");
-    const copy = cutJournal(store, (e) => e.type === "message" && (e.message as Message).role === "user");
+    const copy = await journalWithOpenRun();
     const session = agentSession({ store: copy, id: "s", owner: "b" });
     const noModel = new Agent({ initialState: { tools: [echo] }, streamFn: byTurn([]), session });
     await expect(noModel.resume()).rejects.toThrow('resume(): session "s" has a run to finish, and the Agent has no model to finish it with.');
@@ -373,11 +378,7 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
   });
 
   it("S3 S5: a run to finish with tools the Agent cannot run (rxagent/core, no validator): resume() rejects before installing anything and releases the lease", async () => {
-    const store = new InMemorySessionStore();
-    const agent = agentOn(store);
-    await agent.resume();
-    await agent.prompt("go");
-    const copy = cutJournal(store, (e) => e.type === "message" && (e.message as Message).role === "user");
+    const copy = await journalWithOpenRun();
     const session = agentSession({ store: copy, id: "s", owner: "b" });
     const core = new CoreAgent({ initialState: { model, tools: [echo] }, streamFn: byTurn([]), session });
     const before = core.state.messages;
