@@ -107,7 +107,7 @@ export class Compiler implements CompileContext {
     if (typeof schema === "boolean") return schema;
     if (!isObject(schema)) this.fail(`invalid schema at ${at}: expected a schema (an object or a boolean), got ${JSON.stringify(schema)}. Fix the schema; ajv rejects it too.`);
     const cache = this.lenient ? this.shapeOnly : this.nodes;
-    const known = this.nodes.get(schema) ?? cache.get(schema);
+    const known = cache.get(schema);
     if (known) return known;
     // Annotations and types first: they compile no subschema, so nothing can meet this node half-built.
     checkAnnotations(this, schema, at, isRoot);
@@ -126,7 +126,7 @@ export class Compiler implements CompileContext {
   /** After the type, in ajv's order: `$ref`, untyped keywords, then the number, string, array and object groups. */
   private compileKeywords(node: SchemaNode, schema: Record<string, unknown>, at: string): void {
     // A `$ref` runs first among the untyped keywords; alone (with annotations), it is all that runs.
-    if (schema.$ref !== undefined) node.untyped.push(compileRef(this, node, schema.$ref, at));
+    if (schema.$ref !== undefined) compileRef(this, node, schema.$ref, at);
     compileValues(this, node, schema, at);
     compileCombinators(this, node, schema, at);
     compileNumber(this, node, schema, at);
@@ -141,6 +141,7 @@ export class Compiler implements CompileContext {
     const visit = (node: Node): void => {
       if (typeof node === "boolean") return;
       const seen = state.get(node);
+      // A finished node, visited again, would find the same nodes and no cycle: skipping it saves the time.
       if (seen === 2) return;
       if (seen === 1) this.fail('invalid schema: a "$ref" cycle checks the same value against itself forever (e.g. "anyOf": [{ "$ref": "#" }]). Make each cycle go through "properties" or "items".');
       state.set(node, 1);

@@ -45,8 +45,9 @@ export function codePointLength(text: string): number {
 /** Deep equality of JSON values, as ajv's `equal` (fast-deep-equal) decides it. */
 export function equal(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (a && b && typeof a === "object" && typeof b === "object") {
-    // An array and an object differ in constructor; arrays then compare by their keys (indices) like objects.
+  if (a && b && typeof a === "object") {
+    // An array and an object differ in constructor, as do an object and a primitive; arrays then
+    // compare by their keys (indices) like objects.
     if ((a as object).constructor !== (b as object).constructor) return false;
     const left = a as Record<string, unknown>;
     const right = b as Record<string, unknown>;
@@ -58,8 +59,7 @@ export function equal(a: unknown, b: unknown): boolean {
   return a !== a && b !== b;
 }
 
-/** A default is written into the data as a fresh copy each time, as ajv's generated literal is. */
+/** A default is written into the data as a fresh copy each time, as ajv's generated literal is (`-0` becomes `0`). */
 export function copyOf(value: unknown): unknown {
-  // `null` takes the copy's path too: it comes back as `null`.
-  return typeof value === "object" ? JSON.parse(JSON.stringify(value)) : value;
+  return JSON.parse(JSON.stringify(value));
 }

@@ -41,7 +41,7 @@ export function run(node: Node, data: unknown, parent: Container | undefined, ke
   // after a group nothing else runs that could fail fast.
   if (typeof value === "number") runSteps(node.number, value, parent, key, path, mode, issues);
   else if (typeof value === "string") runSteps(node.string, value, parent, key, path, mode, issues);
-  else if (node.array && Array.isArray(value)) {
+  else if (Array.isArray(value)) {
     if (!(mode & COMPOSITE)) for (const [index, fallback] of node.tupleDefaults) if (value[index] === undefined) value[index] = copyOf(fallback);
     runSteps(node.array, value, parent, key, path, mode, issues);
   }

@@ -34,7 +34,7 @@ export interface SchemaNode {
   untyped: Step[];
   number: Step[];
   string: Step[];
-  array: Step[] | undefined;
+  array: Step[];
   object: Step[] | undefined;
   objectDefaults: Array<[string, unknown]>;
   tupleDefaults: Array<[number, unknown]>;
@@ -53,7 +53,7 @@ export function emptyNode(schema: Record<string, unknown>, typed: TypedPart): Sc
     untyped: [],
     number: [],
     string: [],
-    array: undefined,
+    array: [],
     object: undefined,
     objectDefaults: [],
     tupleDefaults: [],

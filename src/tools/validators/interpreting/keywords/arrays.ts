@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { alwaysValid } from "../ajv-rules.js";
 import type { CompileContext } from "../compile-context.js";
 import { childPath, equal, isObject, pointer } from "../json-values.js";
 import { run } from "../run.js";
@@ -14,14 +13,15 @@ import { sizeLimits } from "./size-limits.js";
 
 /** Adds the checks (and tuple defaults) that run only when the data is an array. */
 export function compileArray(ctx: CompileContext, node: SchemaNode, schema: Record<string, unknown>, at: string): void {
-  const steps = sizeLimits(ctx, schema, at, "maxItems", "minItems", "items", (data) => (data as unknown[]).length);
+  const steps = node.array;
+  steps.push(...sizeLimits(ctx, schema, at, "maxItems", "minItems", "items", (data) => (data as unknown[]).length));
   const items = schema.items;
   if (Array.isArray(items)) {
     compileTuple(ctx, node, schema, items, at, steps);
   } else if (items !== undefined) {
-    const each = ctx.node(items, pointer(at, "items"));
-    if (!alwaysValid(items)) steps.push(eachItem(each, 0));
+    steps.push(eachItem(ctx.node(items, pointer(at, "items")), 0));
   } else if ("additionalItems" in schema) {
+    // `additionalItems` without `items` checks nothing, as in ajv, which still checks its shape.
     ctx.shapeOf(schema.additionalItems, pointer(at, "additionalItems"));
   }
   if ("contains" in schema) steps.push(compileContains(ctx, schema, at));
@@ -29,8 +29,6 @@ export function compileArray(ctx: CompileContext, node: SchemaNode, schema: Reco
     if (typeof schema.uniqueItems !== "boolean") ctx.invalid(at, "uniqueItems", "must be a boolean");
     if (schema.uniqueItems) steps.push(uniqueItems(schema));
   }
-  // `additionalItems` without `items` checks nothing, as in ajv.
-  if (items !== undefined || "maxItems" in schema || "minItems" in schema || "contains" in schema || "uniqueItems" in schema) node.array = steps;
 }
 
 /** `items` as an array: one schema per position, then `additionalItems` for the rest. */
@@ -46,19 +44,16 @@ function compileTuple(ctx: CompileContext, node: SchemaNode, schema: Record<stri
         if ((data as unknown[]).length > tuple.length) issues.push({ path, message });
         return data;
       });
-    } else if (!alwaysValid(schema.additionalItems)) {
+    } else {
       steps.push(eachItem(extra, tuple.length));
     }
   }
-  const checks = tuple.map((item, i) => (alwaysValid(items[i]) ? undefined : item));
   steps.push((data, _p, _k, path, mode, issues) => {
     const array = data as unknown[];
-    const length = array.length;
-    for (let i = 0; i < checks.length; i++) {
-      const check = checks[i];
-      if (check === undefined || length <= i) continue;
+    const length = Math.min(array.length, tuple.length);
+    for (let i = 0; i < length; i++) {
       const before = issues.length;
-      run(check, array[i], array, i, childPath(path, i), mode, issues);
+      run(tuple[i]!, array[i], array, i, childPath(path, i), mode, issues);
       if (!(mode & ALL_ERRORS) && issues.length > before) break;
     }
     return data;
@@ -81,13 +76,12 @@ function eachItem(each: Node, from: number): Step {
 
 function compileContains(ctx: CompileContext, schema: Record<string, unknown>, at: string): Step {
   const contains = ctx.node(schema.contains, pointer(at, "contains"));
-  const always = alwaysValid(schema.contains);
   const message = "must contain at least 1 valid item(s)";
   return (data, _p, _k, path, mode, issues) => {
     const array = data as unknown[];
     const start = issues.length;
-    let found = always && array.length >= 1;
-    for (let i = 0; !always && !found && i < array.length; i++) {
+    let found = false;
+    for (let i = 0; !found && i < array.length; i++) {
       const before = issues.length;
       run(contains, array[i], array, i, childPath(path, i), mode | COMPOSITE, issues);
       found = issues.length === before;
@@ -101,16 +95,15 @@ function compileContains(ctx: CompileContext, schema: Record<string, unknown>, a
 /** ajv reports the last duplicate pair it meets scanning from the end, and names the pair differently for scalar item types. */
 function uniqueItems(schema: Record<string, unknown>): Step {
   const items = schema.items;
-  const itemTypes: JsonType[] = [];
-  if (isObject(items) && items.type !== undefined) itemTypes.push(...((Array.isArray(items.type) ? items.type : [items.type]) as JsonType[]));
-  if (isObject(items) && items.nullable === true && itemTypes.length > 0 && !itemTypes.includes("null")) itemTypes.push("null");
-  const scalar = itemTypes.length > 0 && !itemTypes.some((t) => t === "object" || t === "array");
+  const declared = (isObject(items) && items.type !== undefined ? [items.type].flat() : []) as JsonType[];
+  const scalar = declared.length > 0 && !declared.some((t) => t === "object" || t === "array");
+  // `null` items are compared too: `items` coerces every null to its scalar type unless it is nullable.
+  const itemTypes: JsonType[] = [...declared, "null"];
   const report = (path: string, issues: Issues, j: number, i: number): void => {
     issues.push({ path, message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)` });
   };
   return (data, _p, _k, path, _m, issues) => {
     const array = data as unknown[];
-    if (array.length <= 1) return data;
     if (scalar) {
       const seen = new Map<unknown, number>();
       for (let i = array.length; i--; ) {

@@ -22,16 +22,11 @@ export function compileCombinators(ctx: CompileContext, node: SchemaNode, schema
 function compileNot(ctx: CompileContext, node: SchemaNode, schema: Record<string, unknown>, at: string): void {
   const not = ctx.node(schema.not, pointer(at, "not"));
   node.sameData.push(not);
-  const notAlwaysValid = alwaysValid(schema.not);
   node.untyped.push((data, parent, key, path, mode, issues) => {
-    let value = data;
-    let valid = true;
-    if (!notAlwaysValid) {
-      const before = issues.length;
-      value = run(not, data, parent, key, path, (mode & ~ALL_ERRORS) | COMPOSITE, issues);
-      valid = issues.length === before;
-      issues.length = before;
-    }
+    const before = issues.length;
+    const value = run(not, data, parent, key, path, (mode & ~ALL_ERRORS) | COMPOSITE, issues);
+    const valid = issues.length === before;
+    issues.length = before;
     if (valid) issues.push({ path, message: "must NOT be valid" });
     return value;
   });
@@ -40,11 +35,12 @@ function compileNot(ctx: CompileContext, node: SchemaNode, schema: Record<string
 function compileAnyOf(ctx: CompileContext, node: SchemaNode, schema: Record<string, unknown>, at: string): void {
   // ajv skips the whole anyOf (no coercion in any branch) when one branch is always valid,
   // and so never compiles the others.
-  const skipped = Array.isArray(schema.anyOf) && schema.anyOf.some(alwaysValid);
-  const branches = skipped ? [] : ctx.schemaArray(schema, "anyOf", at);
-  if (skipped) (schema.anyOf as unknown[]).forEach((branch, i) => ctx.shapeOf(branch, pointer(pointer(at, "anyOf"), i)));
+  if (Array.isArray(schema.anyOf) && schema.anyOf.some(alwaysValid)) {
+    schema.anyOf.forEach((branch, i) => ctx.shapeOf(branch, pointer(pointer(at, "anyOf"), i)));
+    return;
+  }
+  const branches = ctx.schemaArray(schema, "anyOf", at);
   node.sameData.push(...branches);
-  if (skipped) return;
   node.untyped.push((data, parent, key, path, mode, issues) => {
     const start = issues.length;
     let value = data;
@@ -64,18 +60,14 @@ function compileAnyOf(ctx: CompileContext, node: SchemaNode, schema: Record<stri
 function compileOneOf(ctx: CompileContext, node: SchemaNode, schema: Record<string, unknown>, at: string): void {
   const branches = ctx.schemaArray(schema, "oneOf", at);
   node.sameData.push(...branches);
-  const skip = (schema.oneOf as unknown[]).map(alwaysValid);
   node.untyped.push((data, parent, key, path, mode, issues) => {
     const start = issues.length;
     let value = data;
     let valid = false;
-    for (let i = 0; i < branches.length; i++) {
-      let passed = true;
-      if (!skip[i]) {
-        const before = issues.length;
-        value = run(branches[i]!, value, parent, key, path, mode | COMPOSITE, issues);
-        passed = issues.length === before;
-      }
+    for (const branch of branches) {
+      const before = issues.length;
+      value = run(branch, value, parent, key, path, mode | COMPOSITE, issues);
+      const passed = issues.length === before;
       if (passed && valid) {
         valid = false;
         break;
@@ -89,10 +81,10 @@ function compileOneOf(ctx: CompileContext, node: SchemaNode, schema: Record<stri
 }
 
 function compileAllOf(ctx: CompileContext, node: SchemaNode, schema: Record<string, unknown>, at: string): void {
-  const branches = ctx.schemaArray(schema, "allOf", at).filter((_, i) => !alwaysValid((schema.allOf as unknown[])[i]));
+  const branches = ctx.schemaArray(schema, "allOf", at);
   node.sameData.push(...branches);
   const steps = branches.map(toStep);
-  if (steps.length > 0) node.untyped.push((data, parent, key, path, mode, issues) => runSteps(steps, data, parent, key, path, mode, issues));
+  node.untyped.push((data, parent, key, path, mode, issues) => runSteps(steps, data, parent, key, path, mode, issues));
 }
 
 /** `if` with a `then` or `else` that checks something; otherwise ajv only checks the three schemas' shapes. */

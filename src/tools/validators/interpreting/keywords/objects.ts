@@ -2,6 +2,10 @@
  * The object keywords: `maxProperties`, `minProperties`, `required`, `propertyNames`,
  * `additionalProperties`, `dependencies`, `properties` (with defaults), `patternProperties`.
  *
+ * Without allErrors (inside `not` / `if`) the issues are dropped and only whether there were any
+ * counts. Loops that coerce nothing (`required`, `propertyNames`) run to the end; the others stop
+ * at the first failure, as ajv does, so the values after it stay as they were.
+ *
  * @module
  */
 import { alwaysValid } from "../ajv-rules.js";
@@ -15,7 +19,6 @@ import { sizeLimits } from "./size-limits.js";
 interface PatternProperty {
   regExp: RegExp;
   node: Node;
-  always: boolean;
 }
 
 /** The keywords that make a schema check objects even when they add no step. */
@@ -25,10 +28,7 @@ const OBJECT_KEYWORDS = ["maxProperties", "minProperties", "required", "property
 export function compileObject(ctx: CompileContext, node: SchemaNode, schema: Record<string, unknown>, at: string): void {
   const steps = sizeLimits(ctx, schema, at, "maxProperties", "minProperties", "properties", (data) => Object.keys(data as object).length);
   if ("required" in schema) steps.push(requiredStep(ctx.stringArray(schema.required, at, "required")));
-  if ("propertyNames" in schema) {
-    const names = ctx.node(schema.propertyNames, pointer(at, "propertyNames"));
-    if (!alwaysValid(schema.propertyNames)) steps.push(propertyNamesStep(names));
-  }
+  if ("propertyNames" in schema) steps.push(propertyNamesStep(ctx.node(schema.propertyNames, pointer(at, "propertyNames"))));
   const properties = schema.properties;
   if (properties !== undefined && !isObject(properties)) ctx.invalid(at, "properties", "must be an object of schemas");
   const patternProperties = schema.patternProperties;
@@ -41,25 +41,19 @@ export function compileObject(ctx: CompileContext, node: SchemaNode, schema: Rec
     // ajv compiles a pattern only where it checks with it: for its own schema, or for
     // additionalProperties. An invalid pattern elsewhere is no error, as in ajv.
     if (always && !extraChecked) return [];
-    return [{ regExp: ctx.pattern(source, pointer(at, "patternProperties"), `patternProperties: ${source}`), node, always }];
+    return [{ regExp: ctx.pattern(source, pointer(at, "patternProperties"), `patternProperties: ${source}`), node }];
   });
-  if ("additionalProperties" in schema) {
-    const extra = ctx.node(schema.additionalProperties, pointer(at, "additionalProperties"));
-    if (extraChecked) steps.push(additionalPropertiesStep(extra, new Set(declared), patterns));
-  }
+  if ("additionalProperties" in schema) steps.push(additionalPropertiesStep(ctx.node(schema.additionalProperties, pointer(at, "additionalProperties")), new Set(declared), patterns));
   if ("dependencies" in schema) steps.push(compileDependencies(ctx, node, schema.dependencies, at));
-  if (properties !== undefined) compileProperties(ctx, node, properties, declared, at, steps);
-  const checkedPatterns = patterns.filter((p) => !p.always);
-  if (patternProperties !== undefined && checkedPatterns.length > 0) steps.push(patternPropertiesStep(checkedPatterns));
+  // Without `properties` or `patternProperties`, these two steps check nothing.
+  steps.push(compileProperties(ctx, node, properties as Record<string, unknown>, declared, at), patternPropertiesStep(patterns));
   if (properties !== undefined || patternProperties !== undefined || OBJECT_KEYWORDS.some((keyword) => keyword in schema)) node.object = steps;
 }
 
 function requiredStep(required: readonly string[]): Step {
-  return (data, _p, _k, path, mode, issues) => {
+  return (data, _p, _k, path, _m, issues) => {
     for (const name of required) {
-      if (hasOwn(data as Record<string, unknown>, name)) continue;
-      issues.push({ path: childPath(path, name), message: "is required" });
-      if (!(mode & ALL_ERRORS)) break;
+      if (!hasOwn(data as Record<string, unknown>, name)) issues.push({ path: childPath(path, name), message: "is required" });
     }
     return data;
   };
@@ -71,10 +65,7 @@ function propertyNamesStep(names: Node): Step {
       const before = issues.length;
       // The name is checked at the object's path; there is nowhere to write a coerced name.
       run(names, name, undefined, name, path, mode | COMPOSITE, issues);
-      if (issues.length > before) {
-        issues.push({ path, message: "property name must be valid" });
-        if (!(mode & ALL_ERRORS)) break;
-      }
+      if (issues.length > before) issues.push({ path, message: "property name must be valid" });
     }
     return data;
   };
@@ -105,13 +96,13 @@ function compileDependencies(ctx: CompileContext, node: SchemaNode, dependencies
     else {
       const dep = ctx.node(value, pointer(pointer(at, "dependencies"), name));
       node.sameData.push(dep);
-      if (!alwaysValid(value)) schemaDeps.push([name, dep]);
+      schemaDeps.push([name, dep]);
     }
   }
   return (data, parent, key, path, mode, issues) => {
     let value = data;
     for (const [name, deps] of propertyDeps) {
-      if (deps.length === 0 || !hasOwn(value as Record<string, unknown>, name)) continue;
+      if (!hasOwn(value as Record<string, unknown>, name)) continue;
       const message = `must have ${deps.length === 1 ? "property" : "properties"} ${deps.join(", ")} when property ${name} is present`;
       for (const dep of deps) {
         if (hasOwn(value as Record<string, unknown>, dep)) continue;
@@ -130,16 +121,14 @@ function compileDependencies(ctx: CompileContext, node: SchemaNode, dependencies
 }
 
 /** `properties`: compiles every declared property, collects defaults, and checks those present. */
-function compileProperties(ctx: CompileContext, node: SchemaNode, properties: Record<string, unknown>, declared: readonly string[], at: string, steps: Step[]): void {
+function compileProperties(ctx: CompileContext, node: SchemaNode, properties: Record<string, unknown>, declared: readonly string[], at: string): Step {
   const checks: Array<[string, Node]> = [];
   for (const name of declared) {
-    const child = ctx.node(properties[name], pointer(pointer(at, "properties"), name));
     const propertySchema = properties[name];
+    checks.push([name, ctx.node(propertySchema, pointer(pointer(at, "properties"), name))]);
     if (isObject(propertySchema) && propertySchema.default !== undefined) node.objectDefaults.push([name, propertySchema.default]);
-    if (!alwaysValid(propertySchema)) checks.push([name, child]);
   }
-  if (checks.length === 0) return;
-  steps.push((data, _p, _k, path, mode, issues) => {
+  return (data, _p, _k, path, mode, issues) => {
     const record = data as Record<string, unknown>;
     for (const [name, child] of checks) {
       if (!hasOwn(record, name)) continue;
@@ -148,7 +137,7 @@ function compileProperties(ctx: CompileContext, node: SchemaNode, properties: Re
       if (!(mode & ALL_ERRORS) && issues.length > before) break;
     }
     return data;
-  });
+  };
 }
 
 function patternPropertiesStep(checked: readonly PatternProperty[]): Step {

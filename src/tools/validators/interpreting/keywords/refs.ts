@@ -6,19 +6,15 @@
  */
 import { AJV_RULES, hasRef, VIA_AJV } from "../ajv-rules.js";
 import type { CompileContext } from "../compile-context.js";
+import { isObject } from "../json-values.js";
 import { run } from "../run.js";
 import { ALL_ERRORS, type SchemaNode, type Step } from "../schema-node.js";
 
-/** The step for `node`'s `$ref`; in a schema compiled for its shape only, an unresolvable reference checks nothing. */
-export function compileRef(ctx: CompileContext, node: SchemaNode, ref: unknown, at: string): Step {
+/** Adds the step for `node`'s `$ref`, which must run before its other untyped keywords. */
+export function compileRef(ctx: CompileContext, node: SchemaNode, ref: unknown, at: string): void {
   if (typeof ref !== "string") ctx.invalid(at, "$ref", "must be a string");
-  if (!ctx.lenient) return resolveRef(ctx, node, ref, at);
-  // ajv never resolves a reference in a schema it does not compile; neither does the interpreter.
-  try {
-    return resolveRef(ctx, node, ref, at);
-  } catch {
-    return (data) => data;
-  }
+  // ajv never resolves a reference in a schema it only checks the shape of, and such a node never runs.
+  if (!ctx.lenient) node.untyped.push(resolveRef(ctx, node, ref, at));
 }
 
 function resolveRef(ctx: CompileContext, node: SchemaNode, ref: string, at: string): Step {
@@ -34,6 +30,10 @@ function resolveRef(ctx: CompileContext, node: SchemaNode, ref: string, at: stri
     const next = (target as { $ref?: unknown } | null)?.$ref;
     if (typeof next !== "string" || Object.keys(target as object).some((key) => key !== "$ref" && AJV_RULES.has(key))) break;
     current = next;
+  }
+  // ajv checks nothing against a number, a string or an array it reaches (and throws on null).
+  if (typeof target !== "boolean" && !isObject(target)) {
+    ctx.fail(`"$ref": "${ref}" at ${at} points at ${JSON.stringify(target)}, which is not a schema. Point it at a schema (an object or a boolean).`);
   }
   const targetNode = ctx.node(target, current);
   // A reference to the root is never inlined: the root holds that very reference.
@@ -67,7 +67,8 @@ function resolvePointer(ctx: CompileContext, ref: string, at: string, original: 
     } catch {
       ctx.invalid(at, "$ref", `"${original}" is not a valid URI fragment`);
     }
-    target = typeof target === "object" && target !== null ? (target as Record<string, unknown>)[name] : undefined;
+    // Indexed as ajv does, a string included ("abc"/length is 3).
+    target = (target as Record<string, unknown> | null)?.[name];
     if (target === undefined) ctx.invalid(at, "$ref", `"${original}" does not resolve to anything in the schema`);
   }
   return target;

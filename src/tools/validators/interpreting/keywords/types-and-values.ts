@@ -18,7 +18,7 @@ export function compileType(ctx: CompileContext, schema: Record<string, unknown>
     const allowed = [...JSON_TYPES].join(", ");
     if (list.length === 0) ctx.invalid(at, "type", "must not be an empty array");
     for (const item of list) {
-      if (typeof item !== "string" || !JSON_TYPES.has(item)) ctx.invalid(at, "type", `must be one of ${allowed}, or an array of them (got ${JSON.stringify(item)})`);
+      if (!JSON_TYPES.has(item)) ctx.invalid(at, "type", `must be one of ${allowed}, or an array of them (got ${JSON.stringify(item)})`);
     }
     if (new Set(list).size !== list.length) ctx.invalid(at, "type", "must not repeat a type");
     types = [...(list as JsonType[])];
