@@ -239,7 +239,9 @@ function start(run: Run): Observable<Step> {
   if (resume) return run.emitter.allThen([{ type: "agent_start" }, { type: "turn_start" }], () => resumeTurn(run, resume));
   // Copied now: the caller may reuse its array while agent_start's listeners are still settling.
   const opening = prompts?.slice();
-  if (opening) run.waiting = opening.slice();
+  // Waiting from now on, so that a failure before they are appended still commits them; the
+  // append replaces this list with its own.
+  if (opening) run.waiting = opening;
   const first = (pending: AgentMessage[]): Observable<Step> => of(new NextTurn(pending, undefined));
   return sequence(
     run.emitter.all([{ type: "agent_start" }, { type: "turn_start" }]),

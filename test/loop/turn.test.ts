@@ -52,6 +52,16 @@ describe("S5: the rest of a turn a stopped process left open", () => {
 });
 
 describe("L3: the messages before a request", () => {
+  it("L7: the array a steering poll returns stays the caller's: the run commits its messages and leaves the array as it was", () => {
+    const message = user("also this");
+    const steering: AgentMessage[] = [message];
+    let polls = 0;
+    const provider = fauxProvider([{ content: "ok" }]);
+    const events = collectSync(agentLoop([user("go")], contextWith([]), { model, getSteeringMessages: () => (polls++ === 0 ? steering : []) }, undefined, provider));
+    expect(agentEnd(events).messages).toContain(message);
+    expect(steering).toEqual([message]);
+  });
+
   it("A6: prepareNextTurn giving messages that are no array fails the run, naming the hook", () => {
     const provider = fauxProvider([{ content: [fauxToolCall("echo", {}, "c1")] }, { content: "never" }]);
     const events = collectSync(agentLoop([user("go")], contextWith([echo]), { model, prepareNextTurn: () => ({ messages: "more" as unknown as AgentMessage[] }) }, undefined, provider));
