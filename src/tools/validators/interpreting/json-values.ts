@@ -59,7 +59,13 @@ export function equal(a: unknown, b: unknown): boolean {
   return a !== a && b !== b;
 }
 
-/** A default is written into the data as a fresh copy each time, as ajv's generated literal is (`-0` becomes `0`). */
-export function copyOf(value: unknown): unknown {
+/** A default as ajv's generated code writes it: its JSON literal (`-0` becomes `0`). Made once, when the schema is compiled. */
+export function literal(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value));
+}
+
+/** A compiled default, written into the data as a fresh copy each time (as ajv's literal is); a scalar is its own copy. */
+export function copyOf(value: unknown): unknown {
+  // `null` takes the copy's path too: it comes back as `null`.
+  return typeof value === "object" ? JSON.parse(JSON.stringify(value)) : value;
 }

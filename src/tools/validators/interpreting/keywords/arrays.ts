@@ -5,7 +5,7 @@
  * @module
  */
 import type { CompileContext } from "../compile-context.js";
-import { childPath, equal, isObject, pointer } from "../json-values.js";
+import { childPath, equal, isObject, literal, pointer } from "../json-values.js";
 import { run } from "../run.js";
 import { ALL_ERRORS, COMPOSITE, type Issues, type JsonType, type Node, type SchemaNode, type Step } from "../schema-node.js";
 import { matchesAny } from "../type-coercion.js";
@@ -35,7 +35,7 @@ export function compileArray(ctx: CompileContext, node: SchemaNode, schema: Reco
 function compileTuple(ctx: CompileContext, node: SchemaNode, schema: Record<string, unknown>, items: unknown[], at: string, steps: Step[]): void {
   if (items.length === 0) ctx.invalid(at, "items", "must be a schema or a non-empty array of schemas");
   const tuple = items.map((item, i) => ctx.node(item, pointer(pointer(at, "items"), i)));
-  node.tupleDefaults = items.flatMap((item, i): Array<[number, unknown]> => (isObject(item) && item.default !== undefined ? [[i, item.default]] : []));
+  node.tupleDefaults = items.flatMap((item, i): Array<[number, unknown]> => (isObject(item) && item.default !== undefined ? [[i, literal(item.default)]] : []));
   if ("additionalItems" in schema) {
     const extra = ctx.node(schema.additionalItems, pointer(at, "additionalItems"));
     if (extra === false) {
@@ -104,6 +104,8 @@ function uniqueItems(schema: Record<string, unknown>): Step {
   };
   return (data, _p, _k, path, _m, issues) => {
     const array = data as unknown[];
+    // One item repeats nothing; this saves the scalar path its map.
+    if (array.length <= 1) return data;
     if (scalar) {
       const seen = new Map<unknown, number>();
       for (let i = array.length; i--; ) {

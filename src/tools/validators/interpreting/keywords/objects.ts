@@ -10,7 +10,7 @@
  */
 import { alwaysValid } from "../ajv-rules.js";
 import type { CompileContext } from "../compile-context.js";
-import { childPath, hasOwn, isObject, pointer, schemaKeys } from "../json-values.js";
+import { childPath, hasOwn, isObject, literal, pointer, schemaKeys } from "../json-values.js";
 import { run } from "../run.js";
 import { ALL_ERRORS, COMPOSITE, type Node, type SchemaNode, type Step } from "../schema-node.js";
 import { sizeLimits } from "./size-limits.js";
@@ -126,7 +126,7 @@ function compileProperties(ctx: CompileContext, node: SchemaNode, properties: Re
   for (const name of declared) {
     const propertySchema = properties[name];
     checks.push([name, ctx.node(propertySchema, pointer(pointer(at, "properties"), name))]);
-    if (isObject(propertySchema) && propertySchema.default !== undefined) node.objectDefaults.push([name, propertySchema.default]);
+    if (isObject(propertySchema) && propertySchema.default !== undefined) node.objectDefaults.push([name, literal(propertySchema.default)]);
   }
   return (data, _p, _k, path, mode, issues) => {
     const record = data as Record<string, unknown>;
