@@ -95,10 +95,10 @@ function compileContains(ctx: CompileContext, schema: Record<string, unknown>, a
 /** ajv reports the last duplicate pair it meets scanning from the end, and names the pair differently for scalar item types. */
 function uniqueItems(schema: Record<string, unknown>): Step {
   const items = schema.items;
-  const declared = (isObject(items) && items.type !== undefined ? [items.type].flat() : []) as JsonType[];
-  const scalar = declared.length > 0 && !declared.some((t) => t === "object" || t === "array");
-  // `null` items are compared too: `items` coerces every null to its scalar type unless it is nullable.
-  const itemTypes: JsonType[] = [...declared, "null"];
+  const itemTypes = (isObject(items) && items.type !== undefined ? [items.type].flat() : []) as JsonType[];
+  const scalar = itemTypes.length > 0 && !itemTypes.some((t) => t === "object" || t === "array");
+  // As ajv reads the types: a nullable `items` (which always has a `type`) compares nulls too.
+  if (isObject(items) && items.nullable === true) itemTypes.push("null");
   const report = (path: string, issues: Issues, j: number, i: number): void => {
     issues.push({ path, message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)` });
   };

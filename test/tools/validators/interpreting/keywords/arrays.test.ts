@@ -76,6 +76,9 @@ describe("T2: interpreting validator, array keywords", () => {
       // A nullable item type keeps nulls, and two nulls are duplicates; otherwise null is coerced first.
       [{ type: "number", nullable: true }, [null, 1, null]],
       [{ type: "string" }, [null, ""]],
+      // Nulls a subschema makes after the type check are not compared: null is not among the item types.
+      [{ type: "string", anyOf: [{ type: "null" }, { minLength: 1 }] }, ["", ""]],
+      [{ type: "number", if: { minimum: 1 }, else: { type: "null" } }, [0, 0]],
       [{ type: ["string", "number"] }, ["1", 1]],
       [{ type: "number" }, [3]],
       [{ type: "number" }, []],
