@@ -20,7 +20,8 @@ const compiled = new WeakMap<object, ValidateArguments>();
  */
 const byContent = new Map<string, ValidateArguments>();
 
-const OPTIONS = { allErrors: true, strict: false, coerceTypes: "array", useDefaults: true, validateFormats: false } as const;
+/** rxagent's ajv configuration, which the interpreting and precompiled validators reproduce. */
+export const AJV_OPTIONS = { allErrors: true, strict: false, coerceTypes: "array", useDefaults: true, validateFormats: false } as const;
 
 /**
  * One shared instance registers every schema's `$id`: two tools of different apps (or Agents)
@@ -28,9 +29,9 @@ const OPTIONS = { allErrors: true, strict: false, coerceTypes: "array", useDefau
  * instance of its own instead of failing.
  */
 function compileWithAjv(schema: object): ValidateFunction {
-  ajv ??= new Ajv(OPTIONS);
+  ajv ??= new Ajv(AJV_OPTIONS);
   const id = (schema as { $id?: unknown }).$id;
-  if (typeof id === "string" && ajv.getSchema(id) !== undefined) return new Ajv(OPTIONS).compile(schema);
+  if (typeof id === "string" && ajv.getSchema(id) !== undefined) return new Ajv(AJV_OPTIONS).compile(schema);
   return ajv.compile(schema);
 }
 

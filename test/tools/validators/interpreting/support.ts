@@ -4,11 +4,12 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { expect } from "vitest";
+import { AJV_OPTIONS } from "../../../../src/tools/validators/ajv-validator.js";
 import type { ValidationIssue } from "../../../../src/tools/validators/argument-validator.js";
 import { interpretingValidator } from "../../../../src/tools/validators/interpreting-validator.js";
 import { issuesFromAjvErrors } from "../../../../src/tools/validators/precompiled-validator.js";
 
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: "array", useDefaults: true, validateFormats: false });
+const ajv = new Ajv(AJV_OPTIONS);
 
 const ajvCache = new WeakMap<object, ValidateFunction | Error>();
 function ajvCompile(s: object): ValidateFunction | Error {
