@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { concat, defer, distinctUntilChanged, EMPTY, map, Observable, type SchedulerLike, type Subscription } from "rxjs";
+import { defer, distinctUntilChanged, EMPTY, map, Observable, type SchedulerLike, type Subscription } from "rxjs";
 import type { Usage } from "../model/messages.js";
 import type { RunLimits } from "../loop/run-limits.js";
 import { checkRunOptions } from "../loop/agent-loop.js";
@@ -28,6 +28,8 @@ import { AgentQueues } from "./agent-queues.js";
 import { type AgentListener, ListenerBarrier } from "./listener-barrier.js";
 import { type PromptInput, promptMessages, toMessage } from "./prompt-input.js";
 import { andThenValue, maybeAsync } from "../rx/maybe-async.js";
+import { sequence } from "../rx/sequence.js";
+import { just } from "../rx/values.js";
 import type { AgentSession, SessionHost, SessionJournal } from "./session-port.js";
 
 export type { AgentListener } from "./listener-barrier.js";
@@ -142,8 +144,8 @@ export class Agent {
    */
   get state$(): Observable<AgentStateSnapshot> {
     return (this.stateStream ??= defer(() =>
-      concat(
-        [this.store.snapshot()],
+      sequence(
+        just(this.store.snapshot()),
         new Observable<AgentStateSnapshot>((subscriber) => this.store.changed$.subscribe(() => subscriber.next(this.store.snapshot()))),
       ),
     ));

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { concatMap, isObservable, map, Observable, of } from "rxjs";
+import { concatMap, isObservable, map, Observable } from "rxjs";
+import { just } from "../rx/values.js";
 import { Broadcast } from "../rx/broadcast.js";
 import { launchAgentLoop } from "../loop/agent-loop.js";
 import type { AgentLoopConfig } from "../loop/loop-config.js";
@@ -121,7 +122,7 @@ export class AgentRunner {
     return written.pipe(
       concatMap(() => {
         const told = this.tell(event, run);
-        return isObservable(told) ? told : of(told);
+        return isObservable(told) ? told : just(told);
       }),
     );
   }

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { concatMap, isObservable, type Observable, of } from "rxjs";
+import { concatMap, isObservable, type Observable } from "rxjs";
+import { just } from "../rx/values.js";
 import type { AgentEvent } from "../model/types.js";
 import { asFailure, Failure, settle } from "../rx/maybe-async.js";
 
@@ -78,7 +79,7 @@ function notifyFrom(
       return settled.pipe(
         concatMap((value) => {
           const rest = notifyFrom(listeners, i + 1, event, signal, failed ?? (value instanceof Failure ? value : undefined));
-          return isObservable(rest) ? rest : of(rest);
+          return isObservable(rest) ? rest : just(rest);
         }),
       );
     }

@@ -22,7 +22,10 @@
  *
  * @module
  */
-import { catchError, defer, EMPTY, expand, filter, finalize, ignoreElements, Observable, of, queueScheduler, subscribeOn, type Subscription, tap } from "rxjs";
+import { EMPTY, expand, filter, ignoreElements, Observable, Subscription } from "rxjs";
+import { type LinkedHandlers, LinkedObserver } from "../rx/linked-observer.js";
+import { trampolined } from "../rx/trampolined.js";
+import { just } from "../rx/values.js";
 import { checkDelay } from "./run-limits.js";
 import { assertRunControl, type RunControl } from "./run-control-port.js";
 import { runControl } from "./run-control.js";
@@ -100,9 +103,8 @@ export function requireStreamFn(streamFn: StreamFn | undefined): StreamFn {
 /**
  * The loop with a waiting `emit`: the entry the `Agent` builds on (SPEC L11).
  *
- * Unsubscribing before the run settled tears everything down first (rxjs unsubscribes upstream
- * before `tap`'s `unsubscribe` callback runs), then fires the signal, so nothing reacts to the
- * abort by emitting (SPEC L10).
+ * Unsubscribing before the run settled tears everything down first, then fires the signal, so
+ * nothing reacts to the abort by emitting (SPEC L10).
  *
  * @internal
  */
@@ -147,41 +149,76 @@ export function checkRunOptions(config: Pick<AgentLoopConfig, "limits" | "maxCon
  * @internal
  */
 export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent> {
-  return defer(() => {
+  return new Observable<AgentEvent>((subscriber) => {
     const controller = new AbortController();
     const outer = input.signal;
     // Only ever `outer`'s own listener.
     const forwardAbort = (): void => controller.abort(outer!.reason);
     if (outer?.aborted) controller.abort(outer.reason);
     else outer?.addEventListener("abort", forwardAbort);
-    return runEvents(input, controller).pipe(
-      tap({
-        unsubscribe: () => controller.abort(new DOMException("The run was unsubscribed", "AbortError")),
-        finalize: () => outer?.removeEventListener("abort", forwardAbort),
-      }),
-    );
+    let settled = false;
+    const events = new LinkedObserver<AgentEvent>({
+      next: (event) => subscriber.next(event),
+      error: (error) => {
+        settled = true;
+        subscriber.error(error);
+      },
+      complete: () => {
+        settled = true;
+        subscriber.complete();
+      },
+    });
+    subscriber.add(events);
+    // Added after `events`: on an unsubscribe the run is torn down before its signal fires.
+    subscriber.add(() => {
+      if (!settled) controller.abort(new DOMException("The run was unsubscribed", "AbortError"));
+      outer?.removeEventListener("abort", forwardAbort);
+    });
+    runEvents(input, controller).subscribe(events);
   });
 }
 
-/** The run's events; a failure anywhere becomes the normalized ending of `failure.ts`. */
+/**
+ * The run's events; a failure anywhere becomes the normalized ending of `failure.ts`, subscribed
+ * once the failed turns are torn down. The deadline and the queues stop after everything else.
+ *
+ * ```text
+ * turns:    -a-t-#
+ * failure:        (ETA|)
+ * result:   -a-t-(ETA|)
+ * ```
+ */
 function runEvents(input: ValidatedLoopRun, controller: AbortController): Observable<AgentEvent> {
-  return defer(() => {
+  return new Observable<AgentEvent>((subscriber) => {
     const run = new Run(input, controller.signal);
     const deadline = runDeadline(run, controller);
-    return turns(run).pipe(
-      catchError((error: unknown) =>
-        // Deferred: catchError has unsubscribed the failed run when this runs, so the abort
-        // reaches no provider or tool that could still answer it with an event.
-        defer(() => {
+    // What runs now: the turns, then the failure's events if they failed.
+    const current = new Subscription();
+    subscriber.add(current);
+    subscriber.add(() => {
+      deadline?.unsubscribe();
+      run.stopQueues();
+    });
+    const passOn = (handlers: LinkedHandlers<AgentEvent>): LinkedObserver<AgentEvent> => {
+      const observer = new LinkedObserver<AgentEvent>({ next: (event) => subscriber.next(event), complete: () => subscriber.complete(), ...handlers });
+      current.add(observer);
+      return observer;
+    };
+    const turnEvents = passOn({
+      error: (error) => {
+        // Torn down first, so the abort reaches no provider or tool that could still answer it with an event.
+        turnEvents.unsubscribe();
+        let ending: Observable<AgentEvent>;
+        try {
           if (!controller.signal.aborted && !run.state.ended) controller.abort(error);
-          return failure(run, error);
-        }),
-      ),
-      finalize(() => {
-        deadline?.unsubscribe();
-        run.stopQueues();
-      }),
-    );
+          ending = failure(run, error);
+        } catch (thrown) {
+          return subscriber.error(thrown);
+        }
+        ending.subscribe(passOn({ error: (thrown) => subscriber.error(thrown) }));
+      },
+    });
+    turns(run).subscribe(turnEvents);
   });
 }
 
@@ -226,7 +263,7 @@ function turns(run: Run): Observable<AgentEvent> {
     // leaving inside a synchronous run stops it there (no tool or provider call after that).
     nextTurns(start(run))
       .pipe(
-        expand((next) => nextTurns(turn(run, next)).pipe(subscribeOn(queueScheduler))),
+        expand((next) => trampolined(nextTurns(turn(run, next)))),
         ignoreElements(),
       )
       .subscribe(subscriber);
@@ -242,7 +279,7 @@ function start(run: Run): Observable<Step> {
   // Waiting from now on, so that a failure before they are appended still commits them; the
   // append replaces this list with its own.
   if (opening) run.waiting = opening;
-  const first = (pending: AgentMessage[]): Observable<Step> => of(new NextTurn(pending, undefined));
+  const first = (pending: AgentMessage[]): Observable<Step> => just(new NextTurn(pending, undefined));
   return sequence(
     run.emitter.all([{ type: "agent_start" }, { type: "turn_start" }]),
     opening ? appendMessages(run, opening) : EMPTY,

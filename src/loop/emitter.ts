@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { isObservable, Observable, of, type Subscriber } from "rxjs";
+import { isObservable, Observable, type Subscriber } from "rxjs";
+import { just, values } from "../rx/values.js";
 import { WaitGate } from "../rx/wait-gate.js";
 import type { AgentEvent } from "../model/types.js";
 import { failedWith, type OnFailure, settle } from "../rx/maybe-async.js";
@@ -48,12 +49,12 @@ export class Emitter {
 
   /** One event. */
   one(event: AgentEvent): Observable<AgentEvent> {
-    return this.wait ? this.allThen([event], undefined) : of(event);
+    return this.wait ? this.allThen([event], undefined) : just(event);
   }
 
   /** Several events in order. */
   all(events: readonly AgentEvent[]): Observable<AgentEvent> {
-    return this.wait ? this.allThen(events, undefined) : of(...events);
+    return this.wait ? this.allThen(events, undefined) : values(events);
   }
 
   /**

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { defer, type Observable, of } from "rxjs";
+import { defer, type Observable } from "rxjs";
+import { just } from "../rx/values.js";
 import { sequence } from "../rx/sequence.js";
 import type { AssistantMessage, ToolResultMessage } from "../model/messages.js";
 import { andThen, maybeAsync } from "../rx/maybe-async.js";
@@ -48,10 +49,10 @@ function nextStep(run: Run, lastTurn: AgentTurnContext, action: string | undefin
     if (reached) return hasMoreToolCalls || action === "continue" || run.hasQueued() ? endByLimit(run, reached) : endRun(run);
   }
   return poll(run, run.steering, (steering) => {
-    if (hasMoreToolCalls || steering.length > 0) return of(new NextTurn(steering, lastTurn));
+    if (hasMoreToolCalls || steering.length > 0) return just(new NextTurn(steering, lastTurn));
     return poll(run, run.followUp, (followUp) => {
-      if (followUp.length > 0) return of(new NextTurn(followUp, lastTurn));
-      if (action === "continue") return of(new NextTurn([], lastTurn));
+      if (followUp.length > 0) return just(new NextTurn(followUp, lastTurn));
+      if (action === "continue") return just(new NextTurn([], lastTurn));
       return endRun(run);
     });
   });

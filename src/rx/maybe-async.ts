@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { concatMap, isObservable, Observable, of, type Subscriber } from "rxjs";
+import { concatMap, isObservable, Observable, type Subscriber } from "rxjs";
+import { just } from "./values.js";
 import { ignoreOutcome, promiseInVirtualRunError, stallsVirtualRun } from "./virtual-run.js";
 
 /**
@@ -178,7 +179,7 @@ export function andThenValue<T, R>(settled: T | Observable<T>, next: (value: T) 
   return (settled as Observable<T>).pipe(
     concatMap((value) => {
       const result = next(value);
-      return isObservable(result) ? (result as Observable<R>) : of(result);
+      return isObservable(result) ? (result as Observable<R>) : just(result);
     }),
   );
 }

@@ -7,11 +7,12 @@
  *
  * @module
  */
-import { from, Observable, type ObservableInput, type Subscription, type Unsubscribable } from "rxjs";
+import { Observable, type Subscription, type Unsubscribable } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import type { AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../model/messages.js";
 import { fromAsyncIterable, isPlainAsyncIterable } from "../rx/from-async-iterable.js";
 import { LinkedObserver } from "../rx/linked-observer.js";
+import { fromInput } from "../rx/observable-input.js";
 import { isThenable } from "../rx/maybe-async.js";
 import { ignoreOutcome, insideTestSchedulerRun, promiseInVirtualRunError, stallsVirtualRun } from "../rx/virtual-run.js";
 
@@ -84,10 +85,8 @@ export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmCo
   };
   const read = (input: unknown): void => {
     if (done) return;
-    let events: Observable<AssistantMessageEvent>;
-    try {
-      events = isPlainAsyncIterable(input) ? fromAsyncIterable(input as AsyncIterable<AssistantMessageEvent>) : from(input as ObservableInput<AssistantMessageEvent>);
-    } catch {
+    const events = isPlainAsyncIterable(input) ? fromAsyncIterable(input as AsyncIterable<AssistantMessageEvent>) : fromInput<AssistantMessageEvent>(input);
+    if (!events) {
       return fail(new StreamFnFailure("invalid", `The stream function returned ${describeValue(input)}, not an Observable, async iterable, array or promise of provider events.`));
     }
     // Linked before it is subscribed: stopping it stops a synchronous provider in the middle of its events.

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { defer, type Observable, of } from "rxjs";
+import { defer, type Observable } from "rxjs";
+import { just } from "../rx/values.js";
 import { describeError } from "../model/describe-error.js";
 import { andThen, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
 import type { ToolExecutionNote } from "./execute-tool-call.js";
@@ -23,7 +24,7 @@ export function finalizeToolCall(prepared: PreparedToolCall, executed: ExecutedT
   const base: ToolCallOutcome = { toolCall: prepared.toolCall, result: executed.result, isError: executed.isError, durationMs: executed.durationMs };
   if (executed.cancellation !== undefined) base.cancellation = executed.cancellation;
   const { afterToolCall } = env;
-  if (!afterToolCall) return of(base);
+  if (!afterToolCall) return just(base);
   return defer(() => {
     const override = maybeAsync<AfterToolCallResult | undefined | void | Failure>(
       () =>
@@ -33,7 +34,7 @@ export function finalizeToolCall(prepared: PreparedToolCall, executed: ExecutedT
         ),
       asFailure,
     );
-    return andThen(override, (answer) => of(applyOverride(base, answer)));
+    return andThen(override, (answer) => just(applyOverride(base, answer)));
   });
 }
 

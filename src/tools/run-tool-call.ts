@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { concatMap, defer, EMPTY, isObservable, type Observable, of } from "rxjs";
+import { concatMap, defer, EMPTY, isObservable, type Observable } from "rxjs";
+import { just } from "../rx/values.js";
 import type { AssistantMessage, ToolCall } from "../model/messages.js";
 import type { AgentContext } from "../model/types.js";
 import { executeToolCall } from "./execute-tool-call.js";
@@ -52,10 +53,10 @@ export function runToolCallWith(toolCall: ToolCall, options: RunToolCallOptions,
   const env: ToolCallEnvironment = { ...options, validator, signal: options.signal ?? new AbortController().signal, now: options.now ?? Date.now };
   return defer(() => {
     const preparation = prepareToolCall(toolCall, env);
-    return isObservable(preparation) ? preparation : of(preparation);
+    return isObservable(preparation) ? preparation : just(preparation);
   }).pipe(
     concatMap((preparation) => {
-      if (preparation.kind === "immediate") return of(preparation.outcome);
+      if (preparation.kind === "immediate") return just(preparation.outcome);
       return executeToolCall(preparation, env).pipe(
         concatMap((note) => {
           if (note.type === "result") return finalizeToolCall(preparation, note, env);
