@@ -5,7 +5,7 @@
  * @module
  */
 import { isObservable, Observable, type Subscriber } from "rxjs";
-import { just, values } from "../rx/values.js";
+import { just, values, valuesThen } from "../rx/values.js";
 import { WaitGate } from "../rx/wait-gate.js";
 import type { AgentEvent } from "../model/types.js";
 import { failedWith, type OnFailure, settle } from "../rx/maybe-async.js";
@@ -74,7 +74,9 @@ export class Emitter {
 
   /** Several events in order, then what `next()` returns (see {@link Emitter.oneThen}); just the events without `next`. */
   allThen<T>(events: readonly AgentEvent[], next: (() => Observable<T>) | undefined): Observable<AgentEvent | T> {
-    const wait = this.wait ?? nothingToWaitFor;
+    const wait = this.wait;
+    // Nothing to wait for: known values, which the loop's operators emit in place.
+    if (!wait) return next ? valuesThen<AgentEvent | T>(events, next) : values(events);
     return new Observable<AgentEvent | T>((subscriber) => {
       const gate = new WaitGate<AgentEvent>(wait, subscriber, (event) => subscriber.next(event), next ? () => goOnWith(next, subscriber) : undefined);
       for (const event of events) gate.push(event);
@@ -82,8 +84,6 @@ export class Emitter {
     });
   }
 }
-
-const nothingToWaitFor = (): undefined => undefined;
 
 /** What `next()` returns, subscribed with `subscriber` itself (linked from the start, no subscription in between). */
 function goOnWith<T>(next: () => Observable<T>, subscriber: Subscriber<unknown>): void {

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { defer, isObservable, map, type Observable, type Subscription } from "rxjs";
+import { isObservable, map, type Observable, type Subscription } from "rxjs";
+import { deferred } from "../rx/deferred.js";
 import type { AgentMessage } from "../model/types.js";
 import { andThen, maybeAsync, type MaybeAsync } from "../rx/maybe-async.js";
 import type { QueueMode } from "./loop-config.js";
@@ -85,5 +86,5 @@ export function assertOneQueueSource(callback: unknown, stream: unknown, callbac
  * Synchronous when the poll is (SPEC L12).
  */
 export function poll<T>(run: Run, queue: QueuePoll, then: (messages: AgentMessage[]) => Observable<T>): Observable<T> {
-  return defer(() => andThen(queue.take(), (messages) => then(run.took(messages))));
+  return deferred(() => andThen(queue.take(), (messages) => then(run.took(messages))));
 }

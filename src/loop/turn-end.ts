@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { defer, type Observable } from "rxjs";
+import { type Observable } from "rxjs";
+import { deferred } from "../rx/deferred.js";
 import { just } from "../rx/values.js";
 import { sequence } from "../rx/sequence.js";
 import type { AssistantMessage, ToolResultMessage } from "../model/messages.js";
@@ -28,7 +29,7 @@ export function finishTurn(run: Run, message: AssistantMessage, toolResults: Too
     run.emitter.oneThen({ type: "turn_end", message, toolResults }, () => nextStep(run, lastTurn, decision?.action, hasMoreToolCalls));
   const hook = run.config.finishTurn;
   if (!hook) return decided(undefined);
-  return defer(() => andThen(maybeAsync(() => hook(lastTurn, run.signal), "error"), decided));
+  return deferred(() => andThen(maybeAsync(() => hook(lastTurn, run.signal), "error"), decided));
 }
 
 /**
@@ -63,7 +64,7 @@ export function hardExit(run: Run, message: AssistantMessage): Observable<Step> 
   const close = (): Observable<Step> => sequence(run.emitter.one({ type: "turn_end", message, toolResults: [] }), endRun(run));
   const hook = run.config.finishTurn;
   if (!hook) return close();
-  return defer(() => andThen(maybeAsync(() => hook(run.turnContext(message, []), run.signal), "error"), close));
+  return deferred(() => andThen(maybeAsync(() => hook(run.turnContext(message, []), run.signal), "error"), close));
 }
 
 /** A limit ends the run: it is told (`onLimitReached`), then `agent_end` carries it. */
@@ -75,5 +76,5 @@ function endByLimit(run: Run, limit: LimitReached): Observable<Step> {
 
 /** `agent_end`, built when it is emitted: that is when the queue streams are let go (Q2, Q3). */
 function endRun(run: Run): Observable<Step> {
-  return defer(() => run.emitter.one(run.endEvent()));
+  return deferred(() => run.emitter.one(run.endEvent()));
 }

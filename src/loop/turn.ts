@@ -12,7 +12,8 @@
  *
  * @module
  */
-import { defer, EMPTY, type Observable } from "rxjs";
+import { EMPTY, type Observable } from "rxjs";
+import { deferred } from "../rx/deferred.js";
 import { followedBy } from "../rx/sequence.js";
 import type { AssistantMessage, Message, StreamOptions, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
@@ -39,7 +40,7 @@ export function turn(run: Run, next: NextTurn): Observable<Step> {
  * gets its start and end events (its end commits it).
  */
 export function appendMessages(run: Run, messages: readonly AgentMessage[]): Observable<AgentEvent> {
-  return defer(() => {
+  return deferred(() => {
     const declared = run.declarations.declare(run.transcript(), messages, run.context.tools ?? [], run.now(), run.writes);
     if (declared.length === 0) return EMPTY;
     // What is waiting now is exactly these messages, as declared (a system message may be rewritten).
@@ -59,7 +60,7 @@ function betweenTurns(run: Run, lastTurn: AgentTurnContext, pending: AgentMessag
   };
   const hook = run.config.prepareNextTurn;
   if (!hook) return opened([]);
-  return defer(() =>
+  return deferred(() =>
     andThen(maybeAsync(() => hook(lastTurn, run.signal), "error"), (update) => {
       if (!update) return opened([]);
       run.update(update);

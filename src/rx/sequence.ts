@@ -4,7 +4,9 @@
  *
  * @module
  */
-import { Observable, type Observer, type Subscriber, Subscription } from "rxjs";
+import { EMPTY, Observable, type Observer, type Subscriber, Subscription } from "rxjs";
+import { Deferred } from "./deferred.js";
+import { Values } from "./values.js";
 
 /**
  * Subscribes to each source when the previous one completes; values and errors pass through;
@@ -162,6 +164,34 @@ class Merge<T> implements LinkOwner<T> {
   }
 }
 
+/**
+ * What of `source` can be done without subscribing to it: the values of a {@link Values} are
+ * emitted, a {@link Deferred} is made, until a source that must be subscribed is left, returned.
+ * `undefined` when nothing is left (or the consumer left, or making a source threw: then the
+ * error was sent).
+ */
+function inPlace<T>(source: Observable<T>, subscriber: Subscriber<T>): Observable<T> | undefined {
+  for (;;) {
+    let make: () => Observable<T>;
+    if (source instanceof Values) {
+      const { items, rest } = source as Values<T>;
+      for (let i = 0; i < items.length && !subscriber.closed; i++) subscriber.next(items[i]!);
+      if (!rest || subscriber.closed) return undefined;
+      make = rest;
+    } else if (source instanceof Deferred) {
+      make = (source as Deferred<T>).make;
+    } else {
+      return source === EMPTY ? undefined : source;
+    }
+    try {
+      source = make();
+    } catch (error) {
+      subscriber.error(error);
+      return undefined;
+    }
+  }
+}
+
 /** `count` sources, `sourceAt(index)` made when its turn comes. */
 function chain<T>(count: number, sourceAt: (index: number) => Observable<T>): Observable<T> {
   return new Observable<T>((subscriber) => new Chain(count, sourceAt, subscriber).subscribeNext());
@@ -196,6 +226,12 @@ class Chain<T> implements LinkOwner<T> {
         subscriber.error(error);
         break;
       }
+      const pending = inPlace(source, subscriber);
+      if (!pending) {
+        this.completedWhileLooping = true;
+        continue;
+      }
+      source = pending;
       const link = new Link<T>(this);
       // Linked before it is subscribed: a consumer that leaves while a synchronous source is
       // still emitting stops it at once, as rxjs's own operators do.

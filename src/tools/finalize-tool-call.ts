@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { defer, type Observable } from "rxjs";
+import { type Observable } from "rxjs";
+import { deferred } from "../rx/deferred.js";
 import { just } from "../rx/values.js";
 import { describeError } from "../model/describe-error.js";
 import { andThen, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
@@ -25,7 +26,7 @@ export function finalizeToolCall(prepared: PreparedToolCall, executed: ExecutedT
   if (executed.cancellation !== undefined) base.cancellation = executed.cancellation;
   const { afterToolCall } = env;
   if (!afterToolCall) return just(base);
-  return defer(() => {
+  return deferred(() => {
     const override = maybeAsync<AfterToolCallResult | undefined | void | Failure>(
       () =>
         afterToolCall(

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { concatMap, defer, EMPTY, isObservable, type Observable } from "rxjs";
+import { concatMap, EMPTY, isObservable, type Observable } from "rxjs";
+import { deferred } from "../rx/deferred.js";
 import { just } from "../rx/values.js";
 import type { AssistantMessage, ToolCall } from "../model/messages.js";
 import type { AgentContext } from "../model/types.js";
@@ -51,7 +52,7 @@ export function runToolCall(toolCall: ToolCall, options: RunToolCallOptions): Ob
 export function runToolCallWith(toolCall: ToolCall, options: RunToolCallOptions, defaultValidator: ArgumentValidator | undefined): Observable<ToolCallOutcome> {
   const validator = validatorFor(options.tools, options.validator ?? defaultValidator);
   const env: ToolCallEnvironment = { ...options, validator, signal: options.signal ?? new AbortController().signal, now: options.now ?? Date.now };
-  return defer(() => {
+  return deferred(() => {
     const preparation = prepareToolCall(toolCall, env);
     return isObservable(preparation) ? preparation : just(preparation);
   }).pipe(

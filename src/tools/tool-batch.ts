@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { concatMap, defer, EMPTY, type Observable } from "rxjs";
+import { concatMap, EMPTY, type Observable } from "rxjs";
+import { deferred } from "../rx/deferred.js";
 import { andThen, andThenValue } from "../rx/maybe-async.js";
 import { concatEach, followedBy, mergeEach, sequence } from "../rx/sequence.js";
 import type { ToolCall, ToolResultMessage } from "../model/messages.js";
@@ -111,7 +112,7 @@ function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: 
  * ```
  */
 export function executeToolBatch<T>(calls: readonly ToolCall[], env: ToolCallEnvironment, sequential: boolean, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
-  return defer(() => {
+  return deferred(() => {
     const duplicates = duplicateIds(calls);
     return sequential ? oneByOne(calls, duplicates, env, emitter, then) : together(calls, duplicates, env, emitter, then);
   });
@@ -209,7 +210,7 @@ function resultsInSourceOrder<T>(outcomes: readonly ToolCallOutcome[], env: Tool
 
 /** Every call of a message cut at the token limit gets an error result, none runs (SPEC L9). */
 export function failTruncatedToolCalls<T>(calls: readonly ToolCall[], env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
-  return defer(() => {
+  return deferred(() => {
     const messages: ToolResultMessage[] = [];
     const failing = concatEach(calls, (call) => {
       const outcome = errorOutcome(call, truncatedToolCallText(call.name));

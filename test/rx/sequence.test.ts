@@ -4,8 +4,10 @@
  * synchronous source.
  */
 import { concat, concatMap, defer, EMPTY, from, map, mergeMap, Observable, of, take, throwError } from "rxjs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { deferred } from "../../src/rx/deferred.js";
 import { concatEach, followedBy, mergeEach, sequence } from "../../src/rx/sequence.js";
+import { just, values, valuesThen } from "../../src/rx/values.js";
 import { newScheduler } from "../helpers/marbles.js";
 
 describe("sequence", () => {
@@ -230,5 +232,61 @@ describe("mergeEach", () => {
       expectObservable(mergeEach([], () => of(1))).toBe("|");
       expectObservable(mergeEach(["1", "2"], (n) => of(n))).toBe("(12|)");
     });
+  });
+});
+
+describe("sequence with known values and deferred sources", () => {
+  it("L4: values, values with a rest, and deferred sources give concat's notifications, made in turn", () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const made: string[] = [];
+      const source = () =>
+        sequence(
+          values(["a", "b"]),
+          valuesThen(["c"], () => (made.push("rest"), cold("------(d|)"))),
+          deferred(() => (made.push("deferred"), deferred(() => values(["e"])))),
+          EMPTY,
+          just("f"),
+        );
+      const expected = concat(of("a", "b"), concat(of("c"), defer(() => cold("------(d|)"))), of("e"), EMPTY, of("f"));
+      expectObservable(source()).toBe("(abc)-(def|)");
+      expectObservable(expected).toBe("(abc)-(def|)");
+      expect(made).toEqual([]);
+    });
+  });
+
+  it("L4: a chain of known values is emitted without a subscription to each", () => {
+    const subscribe = vi.spyOn(Observable.prototype, "subscribe");
+    try {
+      const seen: number[] = [];
+      sequence(just(1), values([2, 3]), deferred(() => valuesThen([4], () => just(5)))).subscribe((v) => seen.push(v));
+      expect(seen).toEqual([1, 2, 3, 4, 5]);
+      // The sequence itself only.
+      expect(subscribe).toHaveBeenCalledTimes(1);
+    } finally {
+      subscribe.mockRestore();
+    }
+  });
+
+  it("L10: a consumer that leaves inside known values makes nothing after them", () => {
+    const made: string[] = [];
+    const seen: number[] = [];
+    sequence(
+      valuesThen([1, 2, 3], () => (made.push("rest"), just(4))),
+      deferred(() => (made.push("next source"), just(5))),
+    )
+      .pipe(take(2))
+      .subscribe((v) => seen.push(v));
+    expect(seen).toEqual([1, 2]);
+    expect(made).toEqual([]);
+  });
+
+  it("A6: a deferred source or a rest that throws errors the sequence, and no later source is made", () => {
+    for (const failing of [deferred<number>(() => { throw new Error("made badly"); }), valuesThen<number>([1], () => { throw new Error("made badly"); })]) {
+      let made = 0;
+      let failure: unknown;
+      sequence(failing, deferred(() => (made++, just(2)))).subscribe({ error: (error) => (failure = error) });
+      expect((failure as Error).message).toBe("made badly");
+      expect(made).toBe(0);
+    }
   });
 });

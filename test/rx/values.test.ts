@@ -4,7 +4,7 @@
  */
 import { take } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { just, values } from "../../src/rx/values.js";
+import { just, values, valuesThen } from "../../src/rx/values.js";
 import { newScheduler } from "../helpers/marbles.js";
 
 describe("just and values", () => {
@@ -46,5 +46,35 @@ describe("just and values", () => {
     const seen: number[] = [];
     source.subscribe((v) => seen.push(v));
     expect(seen).toEqual([1, 2]);
+  });
+});
+
+describe("valuesThen", () => {
+  it("L4: the items, then what rest() returns, made once they are out", () => {
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const rest = cold("-----x|");
+      expectObservable(valuesThen(["a", "b"], () => rest)).toBe("(ab)-x|");
+      expectSubscriptions(rest.subscriptions).toBe("^-----!");
+    });
+  });
+
+  it("L10: a consumer that leaves during the items: rest is never made", () => {
+    let made = 0;
+    const seen: string[] = [];
+    valuesThen(["a", "b"], () => (made++, just("c")))
+      .pipe(take(1))
+      .subscribe((v) => seen.push(v));
+    expect(seen).toEqual(["a"]);
+    expect(made).toBe(0);
+  });
+
+  it("A6: a rest that throws is an error notification after the items", () => {
+    const seen: string[] = [];
+    let failure: unknown;
+    valuesThen(["a"], () => {
+      throw new Error("no rest");
+    }).subscribe({ next: (v) => seen.push(v), error: (error) => (failure = error) });
+    expect(seen).toEqual(["a"]);
+    expect((failure as Error).message).toBe("no rest");
   });
 });
