@@ -4,9 +4,8 @@
  *
  * @module
  */
-import { isObservable, Observable, type Subscriber } from "rxjs";
-import { just, values, valuesThen } from "../rx/values.js";
-import { WaitGate } from "../rx/wait-gate.js";
+import { isObservable, type Observable } from "rxjs";
+import { Values, type WaitFor } from "../rx/values.js";
 import type { AgentEvent } from "../model/types.js";
 import { failedWith, type OnFailure, settle } from "../rx/maybe-async.js";
 import type { AgentEmit } from "./loop-config.js";
@@ -49,12 +48,12 @@ export class Emitter {
 
   /** One event. */
   one(event: AgentEvent): Observable<AgentEvent> {
-    return this.wait ? this.allThen([event], undefined) : just(event);
+    return this.allThen([event], undefined);
   }
 
   /** Several events in order. */
   all(events: readonly AgentEvent[]): Observable<AgentEvent> {
-    return this.wait ? this.allThen(events, undefined) : values(events);
+    return this.allThen(events, undefined);
   }
 
   /**
@@ -74,24 +73,7 @@ export class Emitter {
 
   /** Several events in order, then what `next()` returns (see {@link Emitter.oneThen}); just the events without `next`. */
   allThen<T>(events: readonly AgentEvent[], next: (() => Observable<T>) | undefined): Observable<AgentEvent | T> {
-    const wait = this.wait;
-    // Nothing to wait for: known values, which the loop's operators emit in place.
-    if (!wait) return next ? valuesThen<AgentEvent | T>(events, next) : values(events);
-    return new Observable<AgentEvent | T>((subscriber) => {
-      const gate = new WaitGate<AgentEvent>(wait, subscriber, (event) => subscriber.next(event), next ? () => goOnWith(next, subscriber) : undefined);
-      for (const event of events) gate.push(event);
-      gate.end();
-    });
+    // Known values, each after its wait: the loop's operators emit them in place.
+    return new Values<AgentEvent | T>(events, next, this.wait as WaitFor<AgentEvent | T> | undefined);
   }
-}
-
-/** What `next()` returns, subscribed with `subscriber` itself (linked from the start, no subscription in between). */
-function goOnWith<T>(next: () => Observable<T>, subscriber: Subscriber<unknown>): void {
-  let rest: Observable<T>;
-  try {
-    rest = next();
-  } catch (error) {
-    return subscriber.error(error);
-  }
-  rest.subscribe(subscriber);
 }

@@ -1,25 +1,19 @@
 /**
- * `deferred`: rxjs's `defer` for the loop's steps, which the loop's own operators unwrap in place.
+ * `deferred`: rxjs's `defer` for the loop's steps, which the loop's own operators make in place.
  *
  * @module
  */
-import { Observable } from "rxjs";
+import type { Observable, Subscriber } from "rxjs";
+import { InPlace } from "./in-place.js";
 
-/**
- * An Observable made by `make` on each subscription. `sequence` and its kin call `make` in
- * place of subscribing to it (the same notifications, one subscription fewer per step).
- */
-export class Deferred<T> extends Observable<T> {
-  constructor(readonly make: () => Observable<T>) {
-    super((subscriber) => {
-      let made: Observable<T>;
-      try {
-        made = make();
-      } catch (error) {
-        return subscriber.error(error);
-      }
-      made.subscribe(subscriber);
-    });
+/** An Observable made by `make` on each subscription; in place, `make` is called instead. */
+export class Deferred<T> extends InPlace<T> {
+  constructor(private readonly make: () => Observable<T>) {
+    super();
+  }
+
+  emitInPlace(_subscriber: Subscriber<T>): Observable<T> {
+    return this.make();
   }
 }
 

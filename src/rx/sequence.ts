@@ -4,9 +4,8 @@
  *
  * @module
  */
-import { EMPTY, Observable, type Observer, type Subscriber, Subscription } from "rxjs";
-import { Deferred } from "./deferred.js";
-import { Values } from "./values.js";
+import { Observable, type Observer, type Subscriber, Subscription } from "rxjs";
+import { inPlace } from "./in-place.js";
 
 /**
  * Subscribes to each source when the previous one completes; values and errors pass through;
@@ -161,34 +160,6 @@ class Merge<T> implements LinkOwner<T> {
 
   completed(): void {
     if (--this.active === 0 && this.started) this.subscriber.complete();
-  }
-}
-
-/**
- * What of `source` can be done without subscribing to it: the values of a {@link Values} are
- * emitted, a {@link Deferred} is made, until a source that must be subscribed is left, returned.
- * `undefined` when nothing is left (or the consumer left, or making a source threw: then the
- * error was sent).
- */
-function inPlace<T>(source: Observable<T>, subscriber: Subscriber<T>): Observable<T> | undefined {
-  for (;;) {
-    let make: () => Observable<T>;
-    if (source instanceof Values) {
-      const { items, rest } = source as Values<T>;
-      for (let i = 0; i < items.length && !subscriber.closed; i++) subscriber.next(items[i]!);
-      if (!rest || subscriber.closed) return undefined;
-      make = rest;
-    } else if (source instanceof Deferred) {
-      make = (source as Deferred<T>).make;
-    } else {
-      return source === EMPTY ? undefined : source;
-    }
-    try {
-      source = make();
-    } catch (error) {
-      subscriber.error(error);
-      return undefined;
-    }
   }
 }
 

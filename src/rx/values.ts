@@ -5,34 +5,65 @@
  *
  * @module
  */
-import { Observable } from "rxjs";
+import { Observable, type Subscriber } from "rxjs";
+import { InPlace, subscribeInPlace } from "./in-place.js";
+import { LinkedObserver } from "./linked-observer.js";
+
+/** What an item waits for before the next one goes out: an Observable to wait on, or nothing. */
+export type WaitFor<T> = (item: T) => Observable<unknown> | undefined;
 
 /**
- * An Observable of values known when it is made, and optionally what comes after them (made
- * once they are out). Operators of the loop that find one emit its values in place instead of
- * subscribing to it (see `sequence`): the same notifications, without a subscriber and a
- * teardown per source.
+ * Values known when it is made, then optionally what `rest()` returns. With `wait`, each item
+ * goes out after `wait(item)` was called, and the next one only once what that returned
+ * completed (its values are ignored; its error is the result's). Done in place by the loop's
+ * operators: the same notifications, without a subscriber and a teardown per step.
  */
-export class Values<T> extends Observable<T> {
+export class Values<T> extends InPlace<T> {
   constructor(
-    readonly items: readonly T[],
-    readonly rest?: () => Observable<T>,
+    private readonly items: readonly T[],
+    private readonly rest?: () => Observable<T>,
+    private readonly wait?: WaitFor<T>,
   ) {
-    super((subscriber) => {
-      for (let i = 0; i < items.length && !subscriber.closed; i++) subscriber.next(items[i]!);
-      // A consumer that left during the values: `rest` is not made.
-      if (subscriber.closed) return;
-      if (!rest) return subscriber.complete();
-      let next: Observable<T>;
-      try {
-        next = rest();
-      } catch (error) {
-        return subscriber.error(error);
-      }
-      // Subscribed with `subscriber` itself: linked from the start, no subscription in between.
-      next.subscribe(subscriber);
-    });
+    super();
   }
+
+  emitInPlace(subscriber: Subscriber<T>): Observable<T> | undefined {
+    const { items, wait } = this;
+    for (let i = 0; i < items.length; i++) {
+      if (subscriber.closed) return undefined;
+      const item = items[i]!;
+      const held = wait?.(item);
+      subscriber.next(item);
+      if (held && !subscriber.closed) return afterWaiting(held, new Values(items.slice(i + 1), this.rest, wait));
+    }
+    // A consumer that left during the values: `rest` is not made.
+    if (subscriber.closed || !this.rest) return undefined;
+    return this.rest();
+  }
+}
+
+/**
+ * `next` once `held` completed, `held`'s values ignored, as `WaitGate` waits: a wait that
+ * completes while it is being subscribed goes on once its own teardown ran; one that completes
+ * later is torn down first.
+ */
+function afterWaiting<T>(held: Observable<unknown>, next: Observable<T>): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    let subscribing = true;
+    let completedThen = false;
+    const waiting: LinkedObserver<unknown> = new LinkedObserver<unknown>({
+      error: (error) => subscriber.error(error),
+      complete: () => {
+        waiting.unsubscribe();
+        if (subscribing) completedThen = true;
+        else subscribeInPlace(next, subscriber);
+      },
+    });
+    subscriber.add(waiting);
+    held.subscribe(waiting);
+    subscribing = false;
+    if (completedThen) subscribeInPlace(next, subscriber);
+  });
 }
 
 /**
