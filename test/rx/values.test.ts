@@ -2,9 +2,9 @@
  * `just` and `values`, the loop's `of` (SPEC L4, L10): synchronous, cold, and stopped when the
  * consumer leaves in the middle.
  */
-import { take } from "rxjs";
+import { Observable, take } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { just, values, valuesThen } from "../../src/rx/values.js";
+import { just, Values, values, valuesThen } from "../../src/rx/values.js";
 import { newScheduler } from "../helpers/marbles.js";
 
 describe("just and values", () => {
@@ -76,5 +76,56 @@ describe("valuesThen", () => {
     }).subscribe({ next: (v) => seen.push(v), error: (error) => (failure = error) });
     expect(seen).toEqual(["a"]);
     expect((failure as Error).message).toBe("no rest");
+  });
+});
+
+describe("Values with a wait per item (the Agent's awaited listeners, SPEC L11)", () => {
+  it("L11: each item goes out after its wait was called; the next one once that wait completed", () => {
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const held = cold("--x|");
+      const wait = (item: string) => (item === "a" ? held : undefined);
+      expectObservable(new Values(["a", "b", "c"], () => cold("----d|"), wait)).toBe("a--(bc)d|");
+      // The wait's own value is not passed on; it was subscribed from a's frame to its end.
+      expectSubscriptions(held.subscriptions).toBe("^--!");
+    });
+  });
+
+  it("L11: a wait that errors errors the result; nothing after it goes out", () => {
+    newScheduler().run(({ cold, expectObservable }) => {
+      const wait = (item: string) => (item === "a" ? cold("-#", undefined, new Error("listener failed")) : undefined);
+      expectObservable(new Values(["a", "b"], undefined, wait)).toBe("a#", undefined, new Error("listener failed"));
+    });
+  });
+
+  it("L11: a wait that throws errors the result before its item goes out", () => {
+    const seen: string[] = [];
+    let failure: unknown;
+    const wait = (item: string): undefined => {
+      if (item === "b") throw new Error("emit threw");
+      return undefined;
+    };
+    new Values(["a", "b"], undefined, wait).subscribe({ next: (v) => seen.push(v), error: (error) => (failure = error) });
+    expect(seen).toEqual(["a"]);
+    expect((failure as Error).message).toBe("emit threw");
+  });
+
+  it("L10: a consumer that leaves while an item's wait runs tears the wait down; nothing more is made", () => {
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const held = cold("----|");
+      let made = 0;
+      const source = new Values(["a", "b"], () => (made++, cold("x|")), (item) => (item === "a" ? held : undefined));
+      expectObservable(source, "--!").toBe("a-");
+      expectSubscriptions(held.subscriptions).toBe("^-!");
+    });
+  });
+
+  it("L11: a wait that completes while it is subscribed lets the next item out after its own teardown", () => {
+    const log: string[] = [];
+    const held = new Observable<never>((subscriber) => {
+      subscriber.complete();
+      return () => log.push("wait torn down");
+    });
+    new Values(["a", "b"], undefined, (item) => (item === "a" ? held : undefined)).subscribe((v) => log.push(v));
+    expect(log).toEqual(["a", "wait torn down", "b"]);
   });
 });
