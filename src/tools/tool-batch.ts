@@ -10,6 +10,7 @@
  * @module
  */
 import { concatMap, EMPTY, type Observable } from "rxjs";
+import { concatInPlace } from "../rx/concat-in-place.js";
 import { deferred } from "../rx/deferred.js";
 import { andThen, andThenValue } from "../rx/maybe-async.js";
 import { concatEach, followedBy, mergeEach, sequence } from "../rx/sequence.js";
@@ -66,7 +67,7 @@ function batchResult(messages: ToolResultMessage[], outcomes: readonly ToolCallO
 export function runPrepared(prepared: PreparedToolCall, env: ToolCallEnvironment, emitter: Emitter, done: (outcome: ToolCallOutcome) => Observable<AgentEvent>): Observable<AgentEvent> {
   const { toolCall } = prepared;
   return executeToolCall(prepared, env).pipe(
-    concatMap((note) =>
+    concatInPlace((note) =>
       note.type === "update"
         ? emitter.one({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult: note.partialResult })
         : env.afterToolCall
