@@ -163,22 +163,46 @@ class Merge<T> implements LinkOwner<T> {
   }
 }
 
-/** `count` sources, `sourceAt(index)` made when its turn comes. */
+/**
+ * `count` sources, `sourceAt(index)` made when its turn comes. A chain met as a source of
+ * another is not subscribed: its sources are taken up in place of it (`concat` is associative),
+ * so a run's nested steps share one loop and one subscription per source that must be subscribed.
+ */
+class Chained<T> extends Observable<T> {
+  constructor(
+    readonly count: number,
+    readonly sourceAt: (index: number) => Observable<T>,
+  ) {
+    super((subscriber) => new Chain(this, subscriber).subscribeNext());
+  }
+}
+
 function chain<T>(count: number, sourceAt: (index: number) => Observable<T>): Observable<T> {
-  return new Observable<T>((subscriber) => new Chain(count, sourceAt, subscriber).subscribeNext());
+  return new Chained(count, sourceAt);
+}
+
+/** Where a chain is in one of its (nested) source lists. */
+class Frame<T> {
+  index = 0;
+
+  constructor(
+    readonly chained: Chained<T>,
+    readonly outer: Frame<T> | undefined,
+  ) {}
 }
 
 /** The state of one {@link chain} subscription. */
 class Chain<T> implements LinkOwner<T> {
-  private index = 0;
+  private frame: Frame<T> | undefined;
   private looping = false;
   private completedWhileLooping = false;
 
   constructor(
-    private readonly count: number,
-    private readonly sourceAt: (index: number) => Observable<T>,
+    chained: Chained<T>,
     readonly subscriber: Subscriber<T>,
-  ) {}
+  ) {
+    this.frame = new Frame(chained, undefined);
+  }
 
   subscribeNext(): void {
     const subscriber = this.subscriber;
@@ -186,13 +210,20 @@ class Chain<T> implements LinkOwner<T> {
     do {
       this.completedWhileLooping = false;
       if (subscriber.closed) break;
-      if (this.index === this.count) {
+      const frame = this.frame;
+      if (!frame) {
         subscriber.complete();
         break;
       }
+      if (frame.index === frame.chained.count) {
+        // A nested chain is done: its parent goes on.
+        this.frame = frame.outer;
+        this.completedWhileLooping = true;
+        continue;
+      }
       let source: Observable<T>;
       try {
-        source = this.sourceAt(this.index++);
+        source = frame.chained.sourceAt(frame.index++);
       } catch (error) {
         subscriber.error(error);
         break;
@@ -202,12 +233,16 @@ class Chain<T> implements LinkOwner<T> {
         this.completedWhileLooping = true;
         continue;
       }
-      source = pending;
+      if (pending instanceof Chained) {
+        this.frame = new Frame(pending as Chained<T>, frame);
+        this.completedWhileLooping = true;
+        continue;
+      }
       const link = new Link<T>(this);
       // Linked before it is subscribed: a consumer that leaves while a synchronous source is
       // still emitting stops it at once, as rxjs's own operators do.
       subscriber.add(link);
-      source.subscribe(link);
+      pending.subscribe(link);
     } while (this.completedWhileLooping);
     this.looping = false;
   }

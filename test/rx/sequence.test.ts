@@ -4,6 +4,8 @@
  * synchronous source.
  */
 import { concat, concatMap, defer, EMPTY, from, map, mergeMap, Observable, of, take, throwError } from "rxjs";
+import fc from "fast-check";
+import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it, vi } from "vitest";
 import { deferred } from "../../src/rx/deferred.js";
 import { concatEach, followedBy, mergeEach, sequence } from "../../src/rx/sequence.js";
@@ -288,5 +290,78 @@ describe("sequence with known values and deferred sources", () => {
       expect((failure as Error).message).toBe("made badly");
       expect(made).toBe(0);
     }
+  });
+});
+
+describe("nested sequences", () => {
+  type Tree = { kind: "leaf"; marble: string } | { kind: "values"; items: string[] } | { kind: "seq"; children: Tree[] };
+  const tree: fc.Arbitrary<Tree> = fc.letrec<{ tree: Tree }>((tie) => ({
+    tree: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.record({ kind: fc.constant("leaf" as const), marble: fc.constantFrom("(a|)", "-b|", "--c|", "|", "-#") }),
+      fc.record({ kind: fc.constant("values" as const), items: fc.array(fc.constantFrom("x", "y"), { maxLength: 2 }) }),
+      fc.record({ kind: fc.constant("seq" as const), children: fc.array(tie("tree"), { maxLength: 3 }) }),
+    ),
+  })).tree;
+
+  it("L4: a property: nested sequences give the notifications of nested concat, whatever the nesting", () => {
+    fc.assert(
+      fc.property(tree, fc.integer({ min: 1, max: 10 }), (shape, unsubscribeAt) => {
+        const run = (ours: boolean) => {
+          const scheduler = new TestScheduler(() => undefined);
+          const seen: unknown[] = [];
+          scheduler.run(({ cold }) => {
+            const build = (node: Tree): Observable<string> =>
+              node.kind === "leaf"
+                ? cold(node.marble)
+                : node.kind === "values"
+                  ? ours
+                    ? values(node.items)
+                    : of(...node.items)
+                  : ours
+                    ? sequence(...node.children.map(build))
+                    : concat(...node.children.map(build));
+            const subscription = build(shape).subscribe({
+              next: (v) => seen.push([scheduler.now(), v]),
+              error: (e) => seen.push([scheduler.now(), "error", e]),
+              complete: () => seen.push([scheduler.now(), "complete"]),
+            });
+            scheduler.schedule(() => subscription.unsubscribe(), unsubscribeAt);
+          });
+          return seen;
+        };
+        expect(run(true)).toEqual(run(false));
+      }),
+      { seed: 20261204, numRuns: 400 },
+    );
+  });
+
+  it("L4: a sequence met as a source of another is taken up in place, not subscribed", () => {
+    const subscribe = vi.spyOn(Observable.prototype, "subscribe");
+    try {
+      const seen: number[] = [];
+      const leaf = new Observable<number>((subscriber) => {
+        subscriber.next(3);
+        subscriber.complete();
+      });
+      sequence(just(1), sequence(values([2]), sequence(leaf, followedBy(just(4), () => sequence(just(5)))))).subscribe((v) => seen.push(v));
+      expect(seen).toEqual([1, 2, 3, 4, 5]);
+      // The outer sequence and the one source that must be subscribed.
+      expect(subscribe).toHaveBeenCalledTimes(2);
+    } finally {
+      subscribe.mockRestore();
+    }
+  });
+
+  it("L10: unsubscribing inside a nested sequence stops everything after it", () => {
+    newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const a = cold("-a|");
+      const b = cold("--b|");
+      const c = cold("c|");
+      expectObservable(sequence(sequence(a, b), c), "---!").toBe("-a-");
+      expectSubscriptions(a.subscriptions).toBe("^-!");
+      expectSubscriptions(b.subscriptions).toBe("--^!");
+      expectSubscriptions(c.subscriptions).toBe([]);
+    });
   });
 });
