@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { defer, type Observable, type ObservableInput } from "rxjs";
+import { defer, Observable, type ObservableInput } from "rxjs";
 
 /** The interop key rxjs reads (`Symbol.observable` where a polyfill defines it). */
 const interopKey: PropertyKey = (typeof Symbol === "function" && (Symbol as { observable?: symbol }).observable) || "@@observable";
@@ -44,5 +44,7 @@ function isObservableInput(value: unknown): boolean {
  * @see from
  */
 export function fromInput<T>(input: unknown): Observable<T> | undefined {
+  // An Observable is its own `from`, as in rxjs.
+  if (input instanceof Observable) return input as Observable<T>;
   return isObservableInput(input) ? defer(() => input as ObservableInput<T>) : undefined;
 }

@@ -70,3 +70,11 @@ describe("fromInput", () => {
     expect(reads).toBe(1);
   });
 });
+
+describe("fromInput of an Observable", () => {
+  it("M3: is the Observable itself, as from() gives it", () => {
+    const source = of(1);
+    expect(from(source)).toBe(source);
+    expect(fromInput(source)).toBe(source);
+  });
+});
