@@ -4,6 +4,7 @@
  * @module
  */
 import { EmptyError, Observable, type OperatorFunction } from "rxjs";
+import { subscribeInPlace } from "./in-place.js";
 import { LinkedObserver } from "./linked-observer.js";
 
 /**
@@ -46,7 +47,8 @@ export function continueWith<T, R>(project: (last: T) => Observable<R>): Operato
           } catch (error) {
             return subscriber.error(error);
           }
-          next.subscribe(subscriber);
+          // Its in-place steps done here, only what is left subscribed.
+          subscribeInPlace(next, subscriber);
         },
       });
       subscriber.add(mirror);
