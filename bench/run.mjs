@@ -32,10 +32,13 @@ const VARIANTS = ["reference:pi", "rxagent:pi", "rxagent:observable"];
 /** The peers and the floor (lib/peers/*.mjs, lib/floor.mjs), each on its own model protocol. */
 const PEER_VARIANTS = ["ai-sdk:v4", "openai-agents:model", "floor:plain"];
 const ALL_VARIANTS = [...VARIANTS, ...PEER_VARIANTS];
+/** The Agent (one counting listener) on the streaming workload, timed in the loop variants' process. */
+const AGENT_STREAMING = "rxagent:observable:agent";
 const LABEL = {
   "reference:pi": "reference, pi-ai stream",
   "rxagent:pi": "rxagent, the same pi-ai stream",
   "rxagent:observable": "rxagent, native Observable provider",
+  [AGENT_STREAMING]: "rxagent Agent (one listener), native Observable provider",
   "ai-sdk:v4": "Vercel AI SDK 7, in-memory LanguageModelV4",
   "openai-agents:model": "OpenAI Agents JS, in-memory Model",
   "floor:plain": "floor: a plain loop, the same observable work",
@@ -127,11 +130,12 @@ const provenance = {
 
 
 // ── timing ───────────────────────────────────────────────────────────────────────────────
-function timing(kind, workload, size, { warmup, runs, runsFor, warmupFor }) {
-  log(`timing ${workload} ${size} (${warmup} warm-up + ${runs} runs, alternating)`);
-  const raw = node(["workers/timing.mjs", JSON.stringify({ kind, workload, size, variants: VARIANTS, warmup, runs, runsFor, warmupFor })]);
+function timing(kind, workload, size, { warmup, runs, runsFor, warmupFor }, variants = VARIANTS) {
+  log(`timing ${workload} ${size} (${warmup} warm-up + ${runs} runs, alternating: ${variants.join(", ")})`);
+  const raw = node(["workers/timing.mjs", JSON.stringify({ kind, workload, size, variants, warmup, runs, runsFor, warmupFor })]);
   const out = {};
-  for (const [variant, r] of Object.entries(raw)) out[variant] = { wallMs: summary(r.wall.map((v) => round(v, 3))), cpuMs: summary(r.cpu.map((v) => round(v, 3))), check: r.check };
+  // One run per variant per round, in round order: value i of two variants is one round's pair.
+  for (const [variant, r] of Object.entries(raw)) out[variant] = { wallMs: summary(r.wall.map((v) => round(v, 3))), cpuMs: summary(r.cpu.map((v) => round(v, 3))), check: r.check, roundWallMs: r.wall.map((v) => round(v, 3)) };
   // Both runtimes must have done the same work.
   checkSameWork(workload, size, out);
   return out;
@@ -183,7 +187,8 @@ function timingIsolated(kind, workload, size, rounds, variants = VARIANTS) {
  */
 function checkSameWork(workload, size, out) {
   const present = Object.keys(out);
-  const own = present.filter((v) => !isPeer(v));
+  // The Agent's own counts differ from its loop's (its transcript starts with the system prompt); its work must not.
+  const own = present.filter((v) => !isPeer(v) && v !== AGENT_STREAMING);
   const checks = new Set(own.map((v) => JSON.stringify(out[v].check)));
   if (checks.size > 1) throw new Error(`${workload} ${size}: runtimes disagree: ${[...checks].join(" vs ")}`);
   const works = new Set(present.map((v) => JSON.stringify(out[v].check.work)));
@@ -225,7 +230,7 @@ const sizes = quick ? { deltas: 20_000, toolTurns: 200, longRuns: [500, 2000] } 
 const longRunVariants = (turns) => ALL_VARIANTS.filter((v) => fits(v, "long-run", turns));
 const longRunRounds = (turns) => (quick ? 3 : turns >= 16_000 ? 5 : turns >= 4_000 ? 9 : 11);
 const timings = {
-  streaming: { kind: "loop", size: sizes.deltas, variants: timing("loop", "streaming", sizes.deltas, { warmup: 3, runs: quick ? 5 : 15 }) },
+  streaming: { kind: "loop", size: sizes.deltas, variants: timing("loop", "streaming", sizes.deltas, { warmup: 3, runs: quick ? 5 : 15 }, [...VARIANTS, AGENT_STREAMING]) },
   toolHeavy: { kind: "loop", size: sizes.toolTurns, variants: timing("loop", "tool-heavy", sizes.toolTurns, { warmup: 5, runs: quick ? 5 : 15 }) },
   longRun: sizes.longRuns.map((turns) => ({
     kind: "agent",
@@ -423,6 +428,39 @@ for (const variant of ["rxagent:pi", "rxagent:observable"]) {
     `median turn ${t.earlyMedian} → ${t.lateMedian} µs; mean turn (with GC) ${t.earlyMean} → ${t.lateMean} µs; reference: ${ref.earlyMedian} → ${ref.lateMedian} µs (mean ${ref.earlyMean} → ${ref.lateMean})`,
   );
 }
+// The performance issue's goals: against the floor and the peers (per-round ratios, fresh
+// processes; the floor and the peers have no shared-process run), and the Agent against its loop.
+const ranged = (r) => `${round(r.median, 2)}× (per round ${round(r.min, 2)}–${round(r.max, 2)}, ${r.rounds} rounds)`;
+const agentOverLoop = roundRatios(timings.streaming, AGENT_STREAMING, "rxagent:observable");
+if (agentOverLoop) target("Streaming 100 000, the Agent (one listener) ÷ its own loop, native Observable provider, same process", round(agentOverLoop.median, 2), "≤ 1.3×", agentOverLoop.median <= 1.3, ranged(agentOverLoop));
+const floorGoals = [
+  ["Streaming, agentLoop ÷ floor", timings.peers.streaming, 1.5],
+  ["Tool-heavy, agentLoop ÷ floor", timings.peers.toolHeavy, 2],
+  ...timings.longRun.filter((e) => e.size === 1_000 || e.size === 16_000).map((e) => [`Long run ${e.size}, Agent ÷ floor`, e, 3]),
+];
+for (const [name, entry, goal] of floorGoals) {
+  const r = roundRatios(entry, "rxagent:observable", "floor:plain");
+  if (r) target(`${name} (native Observable provider)`, round(r.median, 2), `≤ ${goal}×`, r.median <= goal, ranged(r));
+}
+const peerEntries = [
+  ["streaming", timings.peers.streaming],
+  ["tool-heavy", timings.peers.toolHeavy],
+  ...timings.longRun.map((e) => [`long run ${e.size}`, e]),
+  ...timings.peers.reduced.map((e) => [`${e.workload} ${e.size}`, e]),
+];
+const behind = [];
+let closest;
+for (const [where, entry] of peerEntries) {
+  for (const peer of ["ai-sdk:v4", "openai-agents:model"]) {
+    for (const variant of ["rxagent:pi", "rxagent:observable"]) {
+      const r = roundRatios(entry, peer, variant);
+      if (!r) continue;
+      if (!closest || r.median < closest.r.median) closest = { where, peer, variant, r };
+      if (r.min <= 1) behind.push(`${where}: ${LABEL[peer]} ÷ ${LABEL[variant]} ${round(r.min, 2)}–${round(r.max, 2)}`);
+    }
+  }
+}
+if (closest) target("Ahead of every peer on every workload: the closest peer ÷ rxagent, per round", round(closest.r.median, 2), "> 1 in every round", behind.length === 0, behind.length > 0 ? `behind or level in a round: ${behind.join("; ")}` : `closest: ${closest.where}, ${LABEL[closest.peer]} ÷ ${LABEL[closest.variant]}, ${ranged(closest.r)}`);
 const memoryEntries = [{ label: `streaming ${memoryResults.streaming.size}`, entry: memoryResults.streaming }, ...memoryResults.longRun.map((e) => ({ label: `long run ${e.size}`, entry: e }))];
 for (const { label, entry } of memoryEntries) {
   for (const variant of ["rxagent:pi", "rxagent:observable"]) {
@@ -506,7 +544,7 @@ function methodNotes() {
     "The reference gets pi-ai's AssistantMessageEventStream (its required stream type). rxagent gets the very same stream ('shared async-iterable stream'), and separately the same events as an rxjs Observable ('native Observable provider').",
     "Tools resolve at once (async function). One tool object per runtime per process, as an app defines tools once; both cache the compiled schema per schema object.",
     "Low-level loop: reference agentLoop with its Agent's default convertToLlm passed in (its agentLoop requires one); rxagent agentLoop with its default (memoized) conversion. Agent: both constructed with { initialState: { model, tools, systemPrompt }, streamFn }, one synchronous listener counting events, one prompt().",
-    "Streaming and tool-heavy: each workload in its own process, the three variants in rotating order within each round (3 and 5 warm-up rounds first, not counted). Long runs: every counted run in a fresh process after 8 warm-up runs of 1 000 turns in that process (rxagent needs 4–5 to reach its steady state), the variants' processes in rotating order each round. Not a warm-up of the measured size: after one 16 000-turn run, the first ~4 000 turns of the next are slower (V8's heap sizing after a large dead heap; rxagent, µs per turn in 1 000-turn buckets: 139, 54, 45, 27, then 19), which would time the previous run; in a shared process the reference's multi-second runs left a large heap whose collection the next runtime paid for. Reported: median, min–max over the counted runs; ratio = reference median ÷ rxagent median (higher is better for rxagent; for streaming it equals the events-per-second ratio). CPU = process user+system time of the run (includes V8's GC and compiler threads).",
+    "Streaming and tool-heavy: each workload in its own process, the three variants in rotating order within each round (3 and 5 warm-up rounds first, not counted); streaming has a fourth, rxagent's Agent with one counting listener on the native Observable provider, for the Agent ÷ its own loop. Long runs: every counted run in a fresh process after 8 warm-up runs of 1 000 turns in that process (rxagent needs 4–5 to reach its steady state), the variants' processes in rotating order each round. Not a warm-up of the measured size: after one 16 000-turn run, the first ~4 000 turns of the next are slower (V8's heap sizing after a large dead heap; rxagent, µs per turn in 1 000-turn buckets: 139, 54, 45, 27, then 19), which would time the previous run; in a shared process the reference's multi-second runs left a large heap whose collection the next runtime paid for. Reported: median, min–max over the counted runs; ratio = reference median ÷ rxagent median (higher is better for rxagent; for streaming it equals the events-per-second ratio). CPU = process user+system time of the run (includes V8's GC and compiler threads).",
     "Run counts: 15 for streaming and tool-heavy, 11 / 9 / 5 for the long runs at 1 000 / 4 000 / 16 000 turns (5 at 16 000 for every runtime: the reference takes 5–7 s per run there).",
     "No forced GC between timed runs (a forced full GC shrinks the young generation and the next run pays to regrow it); each runtime's garbage is part of its cost.",
     "Every run's event count, transcript length, request count and final stop reason are checked equal across runtimes and runs.",
@@ -544,18 +582,28 @@ function peersLine(r, p) {
  * the first ones): the median of those ratios, and their range.
  */
 function ratioCell(entry, variant, base) {
-  const a = entry.variants[variant];
-  const b = entry.variants[base];
-  if (!a || !b) return "";
+  const r = roundRatios(entry, variant, base);
+  if (!r) return "";
+  return r.rounds < 2 ? `${fmt(r.median, 2)}×` : `${fmt(r.median, 2)}× (${fmt(r.min, 2)}–${fmt(r.max, 2)})`;
+}
+
+/** This variant's time ÷ the other's, round by round: { median, min, max, rounds }; medians ÷ medians with fewer than 2 rounds. */
+function roundRatios(entry, variant, base) {
+  const a = entry?.variants[variant];
+  const b = entry?.variants[base];
+  if (!a || !b) return undefined;
   const n = Math.min(a.roundWallMs?.length ?? 0, b.roundWallMs?.length ?? 0);
-  if (n < 2) return `${fmt(a.wallMs.median / b.wallMs.median, 2)}×`;
+  if (n < 2) {
+    const only = a.wallMs.median / b.wallMs.median;
+    return { median: only, min: only, max: only, rounds: n };
+  }
   const per = a.roundWallMs.slice(0, n).map((v, i) => v / b.roundWallMs[i]);
-  return `${fmt(median(per), 2)}× (${fmt(Math.min(...per), 2)}–${fmt(Math.max(...per), 2)})`;
+  return { median: median(per), min: Math.min(...per), max: Math.max(...per), rounds: n };
 }
 
 /** Sections 1–3: the timing tables, the peers' rows and tables among them. */
 function timingSections(r, p) {
-  const present = (entry) => ALL_VARIANTS.filter((v) => entry.variants[v]);
+  const present = (entry) => [...ALL_VARIANTS, AGENT_STREAMING].filter((v) => entry.variants[v]);
   const timingTable = (title, entry, unit) => {
     p(`### ${title}`);
     p();

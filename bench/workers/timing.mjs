@@ -6,7 +6,8 @@
  *   { kind: "loop" | "agent", workload, size, variants: ["reference:pi", "rxagent:pi", "rxagent:observable"],
  *     warmup, runs, warmupSize?, runsFor?: { "reference:pi": 3 } }
  * The peers and the floor are variants too: "ai-sdk:v4", "openai-agents:model", "floor:plain"
- * (lib/runtimes.mjs); bench/run.mjs gives each its own process.
+ * (lib/runtimes.mjs); bench/run.mjs gives each its own process. "rxagent:observable:agent" runs
+ * the Agent (one listener) on a loop workload, beside the loop variants.
  * warmupSize: the size of the warm-up runs when it differs from the measured size.
  * Prints one JSON line: { variant: { wall: number[], cpu: number[], check } }.
  *
@@ -24,10 +25,12 @@ for (const variant of config.variants) {
 }
 
 async function once(variant, size) {
-  const [name, form] = variant.split(":");
+  // "name:form", or "name:form:agent" for the Agent on a loop workload (streaming: the Agent beside its own loop).
+  const [name, form, as] = variant.split(":");
+  const kind = as === "agent" ? "agent" : config.kind;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const outcome = config.kind === "loop" ? await runLoop(name, libs[name], config.workload, size, form) : await runAgent(name, libs[name], config.workload, size, form);
+  const outcome = kind === "loop" ? await runLoop(name, libs[name], config.workload, size, form) : await runAgent(name, libs[name], config.workload, size, form);
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   delete outcome.kept;
