@@ -30,7 +30,8 @@ function isObservableInput(value: unknown): boolean {
 
 /**
  * `from(input)`, or `undefined` when `from` would throw because `input` is not an
- * `ObservableInput`. Cold: nothing of `input` is read before subscription.
+ * `ObservableInput`. Cold: the checks read only the fields `from` looks at (`length`, `then`,
+ * the iterator methods); no value of `input` is read before subscription.
  *
  * ```text
  * fromInput([a, b]):  (ab|)

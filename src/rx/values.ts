@@ -16,54 +16,72 @@ export type WaitFor<T> = (item: T) => Observable<unknown> | undefined;
  * Values known when it is made, then optionally what `rest()` returns. With `wait`, each item
  * goes out after `wait(item)` was called, and the next one only once what that returned
  * completed (its values are ignored; its error is the result's). Done in place by the loop's
- * operators: the same notifications, without a subscriber and a teardown per step.
+ * operators: the same notifications, without a subscriber and a teardown per step. A wait that
+ * completes while it is being subscribed is gone through in the same loop, so any number of
+ * them takes no deeper stack.
  */
 export class Values<T> extends InPlace<T> {
   constructor(
     private readonly items: readonly T[],
     private readonly rest?: () => Observable<T>,
     private readonly wait?: WaitFor<T>,
+    private readonly start = 0,
   ) {
     super();
   }
 
   emitInPlace(subscriber: Subscriber<T>): Observable<T> | undefined {
     const { items, wait } = this;
-    for (let i = 0; i < items.length; i++) {
+    for (let i = this.start; i < items.length; i++) {
       if (subscriber.closed) return undefined;
       const item = items[i]!;
       const held = wait?.(item);
       subscriber.next(item);
-      if (held && !subscriber.closed) return afterWaiting(held, new Values(items.slice(i + 1), this.rest, wait));
+      if (!held || subscriber.closed) continue;
+      const waiting = new HeldWait(held, subscriber);
+      // Still waiting: the rest goes on once it completes. Else it settled (its teardown ran): on here.
+      if (waiting.open) return waiting.then(new Values(items, this.rest, wait, i + 1));
     }
-    // A consumer that left during the values: `rest` is not made.
+    // A consumer that left (or a wait that failed): `rest` is not made.
     if (subscriber.closed || !this.rest) return undefined;
     return this.rest();
   }
 }
 
 /**
- * `next` once `held` completed, `held`'s values ignored, as `WaitGate` waits: a wait that
- * completes while it is being subscribed goes on once its own teardown ran; one that completes
- * later is torn down first.
+ * A wait, subscribed at once, linked to the consumer (it stops when the consumer leaves); its
+ * error is the consumer's. `open` while it has not completed; `then(next)` is what goes on after it.
  */
-function afterWaiting<T>(held: Observable<unknown>, next: Observable<T>): Observable<T> {
-  return new Observable<T>((subscriber) => {
-    let subscribing = true;
-    let completedThen = false;
-    const waiting: LinkedObserver<unknown> = new LinkedObserver<unknown>({
-      error: (error) => subscriber.error(error),
+class HeldWait {
+  open = true;
+  private onDone: (() => void) | undefined;
+  private readonly waiting: LinkedObserver<unknown>;
+
+  constructor(held: Observable<unknown>, subscriber: Subscriber<unknown>) {
+    this.waiting = new LinkedObserver<unknown>({
+      error: (error) => {
+        this.open = false;
+        subscriber.error(error);
+      },
       complete: () => {
-        waiting.unsubscribe();
-        if (subscribing) completedThen = true;
-        else subscribeInPlace(next, subscriber);
+        // Torn down before anything after it, as `WaitGate` does.
+        this.waiting.unsubscribe();
+        this.open = false;
+        this.onDone?.();
       },
     });
-    subscriber.add(waiting);
-    held.subscribe(waiting);
-    subscribing = false;
-    if (completedThen) subscribeInPlace(next, subscriber);
-  });
+    subscriber.add(this.waiting);
+    held.subscribe(this.waiting);
+  }
+
+  /** `next`, subscribed in place once the wait completed; leaving before that stops the wait. */
+  then<T>(next: Observable<T>): Observable<T> {
+    return new Observable<T>((subscriber) => {
+      if (!this.open) return subscribeInPlace(next, subscriber);
+      subscriber.add(this.waiting);
+      this.onDone = () => subscribeInPlace(next, subscriber);
+    });
+  }
 }
 
 /**

@@ -3,8 +3,7 @@
  *
  * @module
  */
-import { asyncScheduler, isObservable, Observable, type SchedulerLike, type Subscriber, type Subscription, type TeardownLogic, type Unsubscribable } from "rxjs";
-import { microtask } from "../rx/microtask.js";
+import { asapScheduler, asyncScheduler, isObservable, Observable, type SchedulerLike, type Subscriber, type Subscription, type TeardownLogic } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import { isThenable } from "../rx/maybe-async.js";
 import { ignoreOutcome, promiseInVirtualRunError, stallsVirtualRun } from "../rx/virtual-run.js";
@@ -53,11 +52,11 @@ export function executeToolCall(prepared: PreparedToolCall, env: ToolCallEnviron
 class StandingProgress {
   private value: unknown;
   private held = false;
-  private scheduled: Unsubscribable | undefined;
+  private scheduled: Subscription | undefined;
   private subscribing = true;
 
   constructor(
-    private readonly scheduler: SchedulerLike | undefined,
+    private readonly scheduler: SchedulerLike,
     private readonly show: (value: unknown) => void,
   ) {}
 
@@ -87,11 +86,10 @@ class StandingProgress {
   }
 
   private later(): void {
-    const work = (): void => {
+    this.scheduled = this.scheduler.schedule(() => {
       this.scheduled = undefined;
       this.show(this.value);
-    };
-    this.scheduled = this.scheduler ? this.scheduler.schedule(work) : microtask(work);
+    });
   }
 }
 
@@ -199,7 +197,7 @@ class ToolExecution {
     const toolName = this.prepared.tool.name;
     let latest: unknown;
     let hasValue = false;
-    const progress = new StandingProgress(env.scheduler, (value) => this.onUpdate(value as AgentToolResult));
+    const progress = new StandingProgress(env.scheduler ?? asapScheduler, (value) => this.onUpdate(value as AgentToolResult));
     const onAbort = (): void => {
       if (this.env.signal.aborted) this.finish({ result: errorToolResult(ABORTED_TOOL_TEXT), isError: true }, "stopped");
     };

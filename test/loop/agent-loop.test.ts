@@ -848,3 +848,12 @@ describe("L10 R2 R4 A6: the run's own AbortSignal", () => {
     });
   });
 });
+
+describe("L4: stack-safe with waits that settle at once", () => {
+  it("L4, L11: 5 000 prompts with an emit that returns an Observable completing at once: every event, then the end", () => {
+    const prompts = Array.from({ length: 5_000 }, (_, i) => user(`m${i}`));
+    const events = collectSync(runAgentLoop({ prompts, context: { messages: [] }, config: { model }, streamFn: fauxProvider([{ content: "hi" }]), emit: () => of(undefined) }));
+    expect(events.filter((e) => e.type === "message_end")).toHaveLength(5_001);
+    expect(events.at(-1)?.type).toBe("agent_end");
+  });
+});

@@ -56,7 +56,7 @@ describe("fromInput", () => {
     expect(fromInput(value)).toBeUndefined();
   });
 
-  it("is cold: nothing of the input is read before subscription", () => {
+  it("is cold: no value of the input is read before subscription", () => {
     let reads = 0;
     const input = {
       [Symbol.iterator]() {

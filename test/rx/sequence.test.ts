@@ -239,8 +239,8 @@ describe("mergeEach", () => {
 
 describe("sequence with known values and deferred sources", () => {
   it("L4: values, values with a rest, and deferred sources give concat's notifications, made in turn", () => {
+    const made: string[] = [];
     newScheduler().run(({ cold, expectObservable }) => {
-      const made: string[] = [];
       const source = () =>
         sequence(
           values(["a", "b"]),
@@ -252,8 +252,11 @@ describe("sequence with known values and deferred sources", () => {
       const expected = concat(of("a", "b"), concat(of("c"), defer(() => cold("------(d|)"))), of("e"), EMPTY, of("f"));
       expectObservable(source()).toBe("(abc)-(def|)");
       expectObservable(expected).toBe("(abc)-(def|)");
+      // Nothing is made before subscription.
       expect(made).toEqual([]);
     });
+    // Each made when its turn came: the rest after c, the deferred step once d completed.
+    expect(made).toEqual(["rest", "deferred"]);
   });
 
   it("L4: a chain of known values is emitted without a subscription to each", () => {

@@ -2,7 +2,10 @@
  * `just` and `values`, the loop's `of` (SPEC L4, L10): synchronous, cold, and stopped when the
  * consumer leaves in the middle.
  */
-import { Observable, take } from "rxjs";
+import fc from "fast-check";
+import { concat, defer, EMPTY, ignoreElements, Observable, of, take, throwError } from "rxjs";
+import { TestScheduler } from "rxjs/testing";
+import { sequence } from "../../src/rx/sequence.js";
 import { describe, expect, it } from "vitest";
 import { just, Values, values, valuesThen } from "../../src/rx/values.js";
 import { newScheduler } from "../helpers/marbles.js";
@@ -110,13 +113,88 @@ describe("Values with a wait per item (the Agent's awaited listeners, SPEC L11)"
   });
 
   it("L10: a consumer that leaves while an item's wait runs tears the wait down; nothing more is made", () => {
+    let made = 0;
     newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const held = cold("----|");
-      let made = 0;
       const source = new Values(["a", "b"], () => (made++, cold("x|")), (item) => (item === "a" ? held : undefined));
       expectObservable(source, "--!").toBe("a-");
       expectSubscriptions(held.subscriptions).toBe("^-!");
     });
+    expect(made).toBe(0);
+  });
+
+  it("L4: 20 000 items whose waits complete while they are subscribed go out in one loop (no deeper stack), and complete", () => {
+    const count = 20_000;
+    const items = Array.from({ length: count }, (_, i) => i);
+    let seen = 0;
+    let completed = false;
+    let failure: unknown;
+    sequence(new Values(items, () => just(-1), () => of(0)), just(-2)).subscribe({
+      next: () => seen++,
+      error: (error) => (failure = error),
+      complete: () => (completed = true),
+    });
+    expect(failure).toBeUndefined();
+    expect([seen, completed]).toEqual([count + 2, true]);
+    // Subscribed on its own, too.
+    let alone = 0;
+    new Values(items, undefined, () => of(0)).subscribe({ next: () => alone++, complete: () => (completed = false) });
+    expect([alone, completed]).toEqual([count, false]);
+  });
+
+  it("L11: a property: the notifications of concat over each item and its wait, for any mix of waits", () => {
+    const waitKinds = ["none", "sync", "syncValue", "delayed", "error", "syncError"] as const;
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...waitKinds), { maxLength: 8 }), fc.boolean(), fc.integer({ min: 1, max: 12 }), (kinds, withRest, unsubscribeAt) => {
+        const run = (ours: boolean) => {
+          const scheduler = new TestScheduler(() => undefined);
+          const seen: unknown[] = [];
+          scheduler.run(({ cold }) => {
+            const calls: number[] = [];
+            const wait = (i: number): Observable<unknown> | undefined => {
+              calls.push(i);
+              switch (kinds[i]) {
+                case "none":
+                  return undefined;
+                case "sync":
+                  return EMPTY;
+                case "syncValue":
+                  return of("ignored");
+                case "delayed":
+                  return cold("--v|");
+                case "error":
+                  return cold("-#", undefined, `wait ${i}`);
+                case "syncError":
+                  return throwError(() => `wait ${i}`);
+              }
+            };
+            const items = kinds.map((_, i) => i);
+            const rest = withRest ? () => cold("-r|", { r: "rest" }) as Observable<number | string> : undefined;
+            const source: Observable<number | string> = ours
+              ? new Values<number | string>(items, rest, (i) => wait(i as number))
+              : concat(
+                  ...items.map((i) => defer(() => {
+                    const held = wait(i);
+                    return concat(of(i), held ? held.pipe(ignoreElements()) : EMPTY);
+                  })),
+                  rest ? defer(rest) : EMPTY,
+                );
+            const subscription = source.subscribe({
+              next: (v) => seen.push([scheduler.now(), v]),
+              error: (e) => seen.push([scheduler.now(), "error", e]),
+              complete: () => seen.push([scheduler.now(), "complete"]),
+            });
+            scheduler.schedule(() => {
+              subscription.unsubscribe();
+              seen.push(["waits called", calls.slice()]);
+            }, unsubscribeAt);
+          });
+          return seen;
+        };
+        expect(run(true)).toEqual(run(false));
+      }),
+      { seed: 20261204, numRuns: 400 },
+    );
   });
 
   it("L11: a wait that completes while it is subscribed lets the next item out after its own teardown", () => {
