@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { concatMap, isObservable, map, Observable } from "rxjs";
+import { isObservable, map, Observable } from "rxjs";
+import { concatInPlace } from "../rx/concat-in-place.js";
 import { just } from "../rx/values.js";
 import { Broadcast } from "../rx/broadcast.js";
 import { launchAgentLoop } from "../loop/agent-loop.js";
@@ -120,7 +121,7 @@ export class AgentRunner {
     const written = this.recorder?.record(event);
     if (!written) return this.tell(event, run);
     return written.pipe(
-      concatMap(() => {
+      concatInPlace(() => {
         const told = this.tell(event, run);
         return isObservable(told) ? told : just(told);
       }),

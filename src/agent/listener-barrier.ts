@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { concatMap, isObservable, type Observable } from "rxjs";
+import { isObservable, type Observable } from "rxjs";
+import { concatInPlace } from "../rx/concat-in-place.js";
 import { just } from "../rx/values.js";
 import type { AgentEvent } from "../model/types.js";
 import { asFailure, Failure, settle } from "../rx/maybe-async.js";
@@ -77,7 +78,7 @@ function notifyFrom(
     if (isObservable(settled)) {
       // The rest of the listeners, once this one settled (its one value: a result or a Failure).
       return settled.pipe(
-        concatMap((value) => {
+        concatInPlace((value) => {
           const rest = notifyFrom(listeners, i + 1, event, signal, failed ?? (value instanceof Failure ? value : undefined));
           return isObservable(rest) ? rest : just(rest);
         }),

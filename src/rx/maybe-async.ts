@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { concatMap, isObservable, Observable, type Subscriber } from "rxjs";
+import { isObservable, Observable, type Subscriber } from "rxjs";
+import { concatInPlace } from "./concat-in-place.js";
 import { just } from "./values.js";
 import { ignoreOutcome, promiseInVirtualRunError, stallsVirtualRun } from "./virtual-run.js";
 
@@ -55,7 +56,7 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
  * @example
  * ```ts
  * const settled = maybeAsync(() => hook(context), "error");
- * const next = isObservable(settled) ? settled.pipe(concatMap(go)) : go(settled);
+ * const next = isObservable(settled) ? settled.pipe(concatInPlace(go)) : go(settled);
  * ```
  */
 export function maybeAsync<T>(call: () => MaybeAsync<T>, onFailure: OnFailure<T>): T | Observable<T> {
@@ -161,7 +162,7 @@ function outcomeOf<T>(promise: PromiseLike<T>, onFailure: OnFailure<T>): Observa
  * ```
  */
 export function andThen<T, R>(settled: T | Observable<T>, next: (value: T) => Observable<R>): Observable<R> {
-  return isObservable(settled) ? (settled as Observable<T>).pipe(concatMap(next)) : next(settled as T);
+  return isObservable(settled) ? (settled as Observable<T>).pipe(concatInPlace(next)) : next(settled as T);
 }
 
 /**
@@ -177,7 +178,7 @@ export function andThen<T, R>(settled: T | Observable<T>, next: (value: T) => Ob
 export function andThenValue<T, R>(settled: T | Observable<T>, next: (value: T) => R | Observable<R>): R | Observable<R> {
   if (!isObservable(settled)) return next(settled as T);
   return (settled as Observable<T>).pipe(
-    concatMap((value) => {
+    concatInPlace((value) => {
       const result = next(value);
       return isObservable(result) ? (result as Observable<R>) : just(result);
     }),

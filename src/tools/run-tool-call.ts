@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { concatMap, EMPTY, isObservable, type Observable } from "rxjs";
+import { EMPTY, isObservable, type Observable } from "rxjs";
+import { concatInPlace } from "../rx/concat-in-place.js";
 import { deferred } from "../rx/deferred.js";
 import { just } from "../rx/values.js";
 import type { AssistantMessage, ToolCall } from "../model/messages.js";
@@ -56,10 +57,10 @@ export function runToolCallWith(toolCall: ToolCall, options: RunToolCallOptions,
     const preparation = prepareToolCall(toolCall, env);
     return isObservable(preparation) ? preparation : just(preparation);
   }).pipe(
-    concatMap((preparation) => {
+    concatInPlace((preparation) => {
       if (preparation.kind === "immediate") return just(preparation.outcome);
       return executeToolCall(preparation, env).pipe(
-        concatMap((note) => {
+        concatInPlace((note) => {
           if (note.type === "result") return finalizeToolCall(preparation, note, env);
           options.onUpdate?.(note.partialResult);
           return EMPTY;

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { concatMap, EMPTY, type Observable } from "rxjs";
+import { EMPTY, type Observable } from "rxjs";
 import { concatInPlace } from "../rx/concat-in-place.js";
 import { deferred } from "../rx/deferred.js";
 import { andThen, andThenValue } from "../rx/maybe-async.js";
@@ -71,7 +71,7 @@ export function runPrepared(prepared: PreparedToolCall, env: ToolCallEnvironment
       note.type === "update"
         ? emitter.one({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult: note.partialResult })
         : env.afterToolCall
-          ? finalizeToolCall(prepared, note, env).pipe(concatMap(done))
+          ? finalizeToolCall(prepared, note, env).pipe(concatInPlace(done))
           : // No hook: the outcome is the executed result, without an `of` and an inner subscription per call.
             // It goes only to `done` (events and the result message read `cancellation` when it is set), so one shape will do.
             done({ toolCall, result: note.result, isError: note.isError, durationMs: note.durationMs, cancellation: note.cancellation }),
