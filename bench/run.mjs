@@ -443,6 +443,8 @@ for (const [name, entry, goal] of floorGoals) {
   if (r) target(`${name} (native Observable provider)`, round(r.median, 2), `≤ ${goal}×`, r.median <= goal, ranged(r));
 }
 const peerEntries = [
+  ["streaming (shared process)", timings.streaming],
+  ["tool-heavy (shared process)", timings.toolHeavy],
   ["streaming", timings.peers.streaming],
   ["tool-heavy", timings.peers.toolHeavy],
   ...timings.longRun.map((e) => [`long run ${e.size}`, e]),
@@ -451,7 +453,7 @@ const peerEntries = [
 const behind = [];
 let closest;
 for (const [where, entry] of peerEntries) {
-  for (const peer of ["ai-sdk:v4", "openai-agents:model"]) {
+  for (const peer of ["reference:pi", "ai-sdk:v4", "openai-agents:model"]) {
     for (const variant of ["rxagent:pi", "rxagent:observable"]) {
       const r = roundRatios(entry, peer, variant);
       if (!r) continue;
@@ -460,7 +462,7 @@ for (const [where, entry] of peerEntries) {
     }
   }
 }
-if (closest) target("Ahead of every peer on every workload: the closest peer ÷ rxagent, per round", round(closest.r.median, 2), "> 1 in every round", behind.length === 0, behind.length > 0 ? `behind or level in a round: ${behind.join("; ")}` : `closest: ${closest.where}, ${LABEL[closest.peer]} ÷ ${LABEL[closest.variant]}, ${ranged(closest.r)}`);
+if (closest) target("Ahead of the reference and every peer on every workload: the closest ÷ rxagent, per round", round(closest.r.median, 2), "> 1 in every round", behind.length === 0, behind.length > 0 ? `behind or level in a round: ${behind.join("; ")}` : `closest: ${closest.where}, ${LABEL[closest.peer]} ÷ ${LABEL[closest.variant]}, ${ranged(closest.r)}`);
 const memoryEntries = [{ label: `streaming ${memoryResults.streaming.size}`, entry: memoryResults.streaming }, ...memoryResults.longRun.map((e) => ({ label: `long run ${e.size}`, entry: e }))];
 for (const { label, entry } of memoryEntries) {
   for (const variant of ["rxagent:pi", "rxagent:observable"]) {
