@@ -58,8 +58,8 @@ export class Emitter {
 
   /**
    * One event, then what `next()` returns, made once the event was waited for: it is
-   * `concat(one(event), defer(next))` in one subscription (the loop does this several times per
-   * turn and per tool call).
+   * `concat(one(event), defer(next))`, done in place by the loop's operators, without a
+   * subscription of its own (the loop does this several times per turn and per tool call).
    *
    * ```text
    * emit(e) waits:  --|
