@@ -23,6 +23,7 @@
  * @module
  */
 import { EMPTY, expand, filter, ignoreElements, Observable, Subscription } from "rxjs";
+import { deferred } from "../rx/deferred.js";
 import { type LinkedHandlers, LinkedObserver } from "../rx/linked-observer.js";
 import { trampolined } from "../rx/trampolined.js";
 import { just } from "../rx/values.js";
@@ -199,8 +200,8 @@ function runEvents(input: ValidatedLoopRun, controller: AbortController): Observ
       deadline?.unsubscribe();
       run.stopQueues();
     });
-    const passOn = (handlers: LinkedHandlers<AgentEvent>): LinkedObserver<AgentEvent> => {
-      const observer = new LinkedObserver<AgentEvent>({ next: (event) => subscriber.next(event), complete: () => subscriber.complete(), ...handlers });
+    const passOn = (handlers: LinkedHandlers<AgentEvent> = {}): LinkedObserver<AgentEvent> => {
+      const observer = new LinkedObserver<AgentEvent>({ next: (event) => subscriber.next(event), error: (error) => subscriber.error(error), complete: () => subscriber.complete(), ...handlers });
       current.add(observer);
       return observer;
     };
@@ -208,14 +209,10 @@ function runEvents(input: ValidatedLoopRun, controller: AbortController): Observ
       error: (error) => {
         // Torn down first, so the abort reaches no provider or tool that could still answer it with an event.
         turnEvents.unsubscribe();
-        let ending: Observable<AgentEvent>;
-        try {
+        deferred(() => {
           if (!controller.signal.aborted && !run.state.ended) controller.abort(error);
-          ending = failure(run, error);
-        } catch (thrown) {
-          return subscriber.error(thrown);
-        }
-        ending.subscribe(passOn({ error: (thrown) => subscriber.error(thrown) }));
+          return failure(run, error);
+        }).subscribe(passOn());
       },
     });
     turns(run).subscribe(turnEvents);

@@ -1,5 +1,5 @@
 /**
- * `just` and `values`: `of` for the loop, without the scheduler overload. rxjs's `of` carries
+ * `Values` and `just`: `of` for the loop, without the scheduler overload. rxjs's `of` carries
  * `from` and its scheduled variants (an app bundle pays for them even when no scheduler is ever
  * passed), and spreads its arguments into an array on each call.
  *
@@ -13,12 +13,25 @@ import { LinkedObserver } from "./linked-observer.js";
 export type WaitFor<T> = (item: T) => Observable<unknown> | undefined;
 
 /**
- * Values known when it is made, then optionally what `rest()` returns. With `wait`, each item
+ * Values known when it is made, then optionally what `rest()` returns: `of(...items)`, or
+ * `concat(of(...items), defer(rest))`; `rest` is not made if the consumer left. With `wait`, each item
  * goes out after `wait(item)` was called, and the next one only once what that returned
  * completed (its values are ignored; its error is the result's). Done in place by the loop's
  * operators: the same notifications, without a subscriber and a teardown per step. A wait that
  * completes while it is being subscribed is gone through in the same loop, so any number of
  * them takes no deeper stack.
+ *
+ * ```text
+ * new Values([a, b]):            (ab|)
+ * new Values([a, b], () => -x|):  (ab)-x|
+ * with wait(a) = --|:            a-(b|)
+ * ```
+ *
+ * @example
+ * ```ts
+ * new Values([{ type: "agent_start" }, { type: "turn_start" }], () => request(run), emitter.wait);
+ * ```
+ * @see of
  */
 export class Values<T> extends InPlace<T> {
   constructor(
@@ -99,42 +112,4 @@ class HeldWait {
  */
 export function just<T>(value: T): Observable<T> {
   return new Values([value]);
-}
-
-/**
- * Each item in order, then completion, on subscription: `of(...items)`. A consumer that leaves
- * in the middle gets nothing more.
- *
- * ```text
- * values([a, b]):  (ab|)
- * ```
- *
- * @example
- * ```ts
- * values([{ type: "agent_start" }, { type: "turn_start" }]);
- * ```
- * @see of
- */
-export function values<T>(items: readonly T[]): Observable<T> {
-  return new Values(items);
-}
-
-/**
- * Each item in order, then what `rest()` returns, made once they are out: it is
- * `concat(of(...items), defer(rest))` in one subscription. A consumer that leaves in the middle
- * gets nothing more, and `rest` is not called.
- *
- * ```text
- * items:   [a, b]
- * rest():    -x|
- * result:  (ab)-x|
- * ```
- *
- * @example
- * ```ts
- * valuesThen([startEvent], () => runTool(call));
- * ```
- */
-export function valuesThen<T>(items: readonly T[], rest: () => Observable<T>): Observable<T> {
-  return new Values(items, rest);
 }

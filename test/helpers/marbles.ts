@@ -7,7 +7,7 @@
  * end of that frame; a marble then has one character per busy frame.
  */
 import { concatMap, filter, map, Observable, range, type OperatorFunction, timer } from "rxjs";
-import { TestScheduler } from "rxjs/testing";
+import { type RunHelpers, TestScheduler } from "rxjs/testing";
 import { expect } from "vitest";
 import type { AgentEvent, AgentTool, AgentToolResult, Message } from "../../src/index.js";
 import { textResult, tool } from "./fixtures.js";
@@ -147,4 +147,25 @@ export function progressTool(name: string, updates: number, every: number, extra
 /** `count + 1` values, one every `every` frames, from one-shot timers (see {@link progressTool}). */
 export function progress<T>(updates: number, every: number, value: (index: number) => T): Observable<T> {
   return range(0, updates + 1).pipe(concatMap((i) => timer(every).pipe(map(() => value(i)))));
+}
+
+/**
+ * Every notification of what `build` returns, each with its frame, under a fresh
+ * `TestScheduler.run`, unsubscribed at frame `unsubscribeAt`. `record` adds entries of the
+ * test's own (a call it wants ordered with the notifications). For properties that compare one
+ * of the loop's operators with the rxjs one it replaces: two builds, the same entries.
+ */
+export function framesOf(build: (helpers: RunHelpers, record: (...entry: unknown[]) => void) => Observable<unknown>, unsubscribeAt: number): unknown[] {
+  const scheduler = new TestScheduler(() => undefined);
+  const seen: unknown[] = [];
+  scheduler.run((helpers) => {
+    const record = (...entry: unknown[]): void => void seen.push([scheduler.now(), ...entry]);
+    const subscription = build(helpers, record).subscribe({
+      next: (value) => record("next", value),
+      error: (error: unknown) => record("error", error),
+      complete: () => record("complete"),
+    });
+    scheduler.schedule(() => subscription.unsubscribe(), unsubscribeAt);
+  });
+  return seen;
 }

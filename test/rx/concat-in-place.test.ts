@@ -4,12 +4,11 @@
  */
 import fc from "fast-check";
 import { concatMap, type Observable, Observable as RxObservable } from "rxjs";
-import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it, vi } from "vitest";
 import { concatInPlace } from "../../src/rx/concat-in-place.js";
 import { deferred } from "../../src/rx/deferred.js";
-import { values, valuesThen } from "../../src/rx/values.js";
-import { newScheduler } from "../helpers/marbles.js";
+import { Values } from "../../src/rx/values.js";
+import { framesOf, newScheduler } from "../helpers/marbles.js";
 
 describe("concatInPlace", () => {
   it("T4: each projected Observable starts when the one before completed, as concatMap", () => {
@@ -29,21 +28,19 @@ describe("concatInPlace", () => {
         fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.constantFrom(...kinds)), { maxLength: 6 }),
         fc.integer({ min: 0, max: 12 }),
         (steps, unsubscribeAt) => {
-          const run = (operator: "ours" | "theirs") => {
-            const scheduler = new TestScheduler(() => undefined);
-            const frames: unknown[] = [];
-            scheduler.run(({ cold, hot }) => {
+          const run = (operator: "ours" | "theirs") =>
+            framesOf(({ cold, hot }) => {
               const marble = steps.map(([gap], i) => "-".repeat(gap) + String.fromCharCode(97 + i)).join("") + "|";
               const valuesOf = Object.fromEntries(steps.map((_, i) => [String.fromCharCode(97 + i), i]));
               const source = hot(marble, valuesOf) as Observable<number>;
               const project = (i: number): Observable<string> => {
                 switch (steps[i]![1]) {
                   case "values":
-                    return values([`${i}x`, `${i}y`]);
+                    return new Values([`${i}x`, `${i}y`]);
                   case "valuesThenDelayed":
-                    return valuesThen([`${i}x`], () => cold("--z|", { z: `${i}z` }));
+                    return new Values([`${i}x`], () => cold("--z|", { z: `${i}z` }));
                   case "deferred":
-                    return deferred(() => values([`${i}d`]));
+                    return deferred(() => new Values([`${i}d`]));
                   case "sync":
                     return cold("(s|)", { s: `${i}s` });
                   case "delayed":
@@ -52,16 +49,8 @@ describe("concatInPlace", () => {
                     return cold("-#", undefined, `${i} failed`);
                 }
               };
-              const result = source.pipe(operator === "ours" ? concatInPlace(project) : concatMap(project));
-              const subscription = result.subscribe({
-                next: (v) => frames.push([scheduler.now(), "next", v]),
-                error: (e) => frames.push([scheduler.now(), "error", e]),
-                complete: () => frames.push([scheduler.now(), "complete"]),
-              });
-              scheduler.schedule(() => subscription.unsubscribe(), unsubscribeAt);
-            });
-            return frames;
-          };
+              return source.pipe(operator === "ours" ? concatInPlace(project) : concatMap(project));
+            }, unsubscribeAt);
           expect(run("ours")).toEqual(run("theirs"));
         },
       ),
@@ -78,7 +67,7 @@ describe("concatInPlace", () => {
         subscriber.complete();
       });
       const seen: string[] = [];
-      source.pipe(concatInPlace((n) => deferred(() => values([`${n}a`, `${n}b`])))).subscribe((v) => seen.push(v));
+      source.pipe(concatInPlace((n) => deferred(() => new Values([`${n}a`, `${n}b`])))).subscribe((v) => seen.push(v));
       expect(seen).toEqual(["1a", "1b", "2a", "2b"]);
       // The result and the source only.
       expect(subscribe).toHaveBeenCalledTimes(2);
@@ -93,7 +82,7 @@ describe("concatInPlace", () => {
       const result = source.pipe(
         concatInPlace((v: string) => {
           if (v === "b") throw new Error("no b");
-          return values([v]);
+          return new Values([v]);
         }),
       );
       expectObservable(result).toBe("-a-#", undefined, new Error("no b"));

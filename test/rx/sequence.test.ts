@@ -5,12 +5,11 @@
  */
 import { concat, concatMap, defer, EMPTY, from, map, mergeMap, Observable, of, take, throwError } from "rxjs";
 import fc from "fast-check";
-import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it, vi } from "vitest";
 import { deferred } from "../../src/rx/deferred.js";
 import { concatEach, followedBy, mergeEach, sequence } from "../../src/rx/sequence.js";
-import { just, values, valuesThen } from "../../src/rx/values.js";
-import { newScheduler } from "../helpers/marbles.js";
+import { just, Values } from "../../src/rx/values.js";
+import { framesOf, newScheduler } from "../helpers/marbles.js";
 
 describe("sequence", () => {
   it("L4: subscribes each source when the previous completes, like concat", () => {
@@ -243,9 +242,9 @@ describe("sequence with known values and deferred sources", () => {
     newScheduler().run(({ cold, expectObservable }) => {
       const source = () =>
         sequence(
-          values(["a", "b"]),
-          valuesThen(["c"], () => (made.push("rest"), cold("------(d|)"))),
-          deferred(() => (made.push("deferred"), deferred(() => values(["e"])))),
+          new Values(["a", "b"]),
+          new Values(["c"], () => (made.push("rest"), cold("------(d|)"))),
+          deferred(() => (made.push("deferred"), deferred(() => new Values(["e"])))),
           EMPTY,
           just("f"),
         );
@@ -263,7 +262,7 @@ describe("sequence with known values and deferred sources", () => {
     const subscribe = vi.spyOn(Observable.prototype, "subscribe");
     try {
       const seen: number[] = [];
-      sequence(just(1), values([2, 3]), deferred(() => valuesThen([4], () => just(5)))).subscribe((v) => seen.push(v));
+      sequence(just(1), new Values([2, 3]), deferred(() => new Values([4], () => just(5)))).subscribe((v) => seen.push(v));
       expect(seen).toEqual([1, 2, 3, 4, 5]);
       // The sequence itself only.
       expect(subscribe).toHaveBeenCalledTimes(1);
@@ -276,7 +275,7 @@ describe("sequence with known values and deferred sources", () => {
     const made: string[] = [];
     const seen: number[] = [];
     sequence(
-      valuesThen([1, 2, 3], () => (made.push("rest"), just(4))),
+      new Values([1, 2, 3], () => (made.push("rest"), just(4))),
       deferred(() => (made.push("next source"), just(5))),
     )
       .pipe(take(2))
@@ -286,7 +285,7 @@ describe("sequence with known values and deferred sources", () => {
   });
 
   it("A6: a deferred source or a rest that throws errors the sequence, and no later source is made", () => {
-    for (const failing of [deferred<number>(() => { throw new Error("made badly"); }), valuesThen<number>([1], () => { throw new Error("made badly"); })]) {
+    for (const failing of [deferred<number>(() => { throw new Error("made badly"); }), new Values<number>([1], () => { throw new Error("made badly"); })]) {
       let made = 0;
       let failure: unknown;
       sequence(failing, deferred(() => (made++, just(2)))).subscribe({ error: (error) => (failure = error) });
@@ -310,29 +309,20 @@ describe("nested sequences", () => {
   it("L4: a property: nested sequences give the notifications of nested concat, whatever the nesting", () => {
     fc.assert(
       fc.property(tree, fc.integer({ min: 1, max: 10 }), (shape, unsubscribeAt) => {
-        const run = (ours: boolean) => {
-          const scheduler = new TestScheduler(() => undefined);
-          const seen: unknown[] = [];
-          scheduler.run(({ cold }) => {
+        const run = (ours: boolean) =>
+          framesOf(({ cold }) => {
             const build = (node: Tree): Observable<string> =>
               node.kind === "leaf"
                 ? cold(node.marble)
                 : node.kind === "values"
                   ? ours
-                    ? values(node.items)
+                    ? new Values(node.items)
                     : of(...node.items)
                   : ours
                     ? sequence(...node.children.map(build))
                     : concat(...node.children.map(build));
-            const subscription = build(shape).subscribe({
-              next: (v) => seen.push([scheduler.now(), v]),
-              error: (e) => seen.push([scheduler.now(), "error", e]),
-              complete: () => seen.push([scheduler.now(), "complete"]),
-            });
-            scheduler.schedule(() => subscription.unsubscribe(), unsubscribeAt);
-          });
-          return seen;
-        };
+            return build(shape);
+          }, unsubscribeAt);
         expect(run(true)).toEqual(run(false));
       }),
       { seed: 20261204, numRuns: 400 },
@@ -347,7 +337,7 @@ describe("nested sequences", () => {
         subscriber.next(3);
         subscriber.complete();
       });
-      sequence(just(1), sequence(values([2]), sequence(leaf, followedBy(just(4), () => sequence(just(5)))))).subscribe((v) => seen.push(v));
+      sequence(just(1), sequence(new Values([2]), sequence(leaf, followedBy(just(4), () => sequence(just(5)))))).subscribe((v) => seen.push(v));
       expect(seen).toEqual([1, 2, 3, 4, 5]);
       // The outer sequence and the one source that must be subscribed.
       expect(subscribe).toHaveBeenCalledTimes(2);

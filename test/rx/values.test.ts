@@ -4,13 +4,12 @@
  */
 import fc from "fast-check";
 import { concat, defer, EMPTY, ignoreElements, Observable, of, take, throwError } from "rxjs";
-import { TestScheduler } from "rxjs/testing";
 import { sequence } from "../../src/rx/sequence.js";
 import { describe, expect, it } from "vitest";
-import { just, Values, values, valuesThen } from "../../src/rx/values.js";
-import { newScheduler } from "../helpers/marbles.js";
+import { just, Values } from "../../src/rx/values.js";
+import { framesOf, newScheduler } from "../helpers/marbles.js";
 
-describe("just and values", () => {
+describe("just and Values", () => {
   it("L4: just emits its value and completes in the frame of subscription", () => {
     newScheduler().run(({ expectObservable }) => {
       expectObservable(just("a")).toBe("(a|)");
@@ -19,10 +18,10 @@ describe("just and values", () => {
 
   it("L4: values emits the items in order and completes, each subscription anew", () => {
     newScheduler().run(({ expectObservable }) => {
-      const source = values(["a", "b", "c"]);
+      const source = new Values(["a", "b", "c"]);
       expectObservable(source).toBe("(abc|)");
       expectObservable(source).toBe("(abc|)");
-      expectObservable(values([])).toBe("|");
+      expectObservable(new Values([])).toBe("|");
     });
   });
 
@@ -36,7 +35,7 @@ describe("just and values", () => {
     });
     const seen: number[] = [];
     let completed = false;
-    values(items).pipe(take(2)).subscribe({ next: (v) => seen.push(v), complete: () => (completed = true) });
+    new Values(items).pipe(take(2)).subscribe({ next: (v) => seen.push(v), complete: () => (completed = true) });
     expect(seen).toEqual([1, 2]);
     expect(completed).toBe(true);
     expect(read).toEqual([0, 1]);
@@ -44,7 +43,7 @@ describe("just and values", () => {
 
   it("L4: values reads the array at subscription, not at creation", () => {
     const items = [1];
-    const source = values(items);
+    const source = new Values(items);
     items.push(2);
     const seen: number[] = [];
     source.subscribe((v) => seen.push(v));
@@ -52,11 +51,11 @@ describe("just and values", () => {
   });
 });
 
-describe("valuesThen", () => {
+describe("Values with a rest", () => {
   it("L4: the items, then what rest() returns, made once they are out", () => {
     newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const rest = cold("-----x|");
-      expectObservable(valuesThen(["a", "b"], () => rest)).toBe("(ab)-x|");
+      expectObservable(new Values(["a", "b"], () => rest)).toBe("(ab)-x|");
       expectSubscriptions(rest.subscriptions).toBe("^-----!");
     });
   });
@@ -64,7 +63,7 @@ describe("valuesThen", () => {
   it("L10: a consumer that leaves during the items: rest is never made", () => {
     let made = 0;
     const seen: string[] = [];
-    valuesThen(["a", "b"], () => (made++, just("c")))
+    new Values(["a", "b"], () => (made++, just("c")))
       .pipe(take(1))
       .subscribe((v) => seen.push(v));
     expect(seen).toEqual(["a"]);
@@ -74,7 +73,7 @@ describe("valuesThen", () => {
   it("A6: a rest that throws is an error notification after the items", () => {
     const seen: string[] = [];
     let failure: unknown;
-    valuesThen(["a"], () => {
+    new Values(["a"], () => {
       throw new Error("no rest");
     }).subscribe({ next: (v) => seen.push(v), error: (error) => (failure = error) });
     expect(seen).toEqual(["a"]);
@@ -146,13 +145,11 @@ describe("Values with a wait per item (the Agent's awaited listeners, SPEC L11)"
     const waitKinds = ["none", "sync", "syncValue", "delayed", "error", "syncError"] as const;
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...waitKinds), { maxLength: 8 }), fc.boolean(), fc.integer({ min: 1, max: 12 }), (kinds, withRest, unsubscribeAt) => {
-        const run = (ours: boolean) => {
-          const scheduler = new TestScheduler(() => undefined);
-          const seen: unknown[] = [];
-          scheduler.run(({ cold }) => {
+        const run = (ours: boolean) =>
+          framesOf(({ cold }, record) => {
             const wait = (i: number): Observable<unknown> | undefined => {
               // Called before its item goes out: the order is part of what is compared.
-              seen.push([scheduler.now(), "wait", i]);
+              record("wait", i);
               switch (kinds[i]) {
                 case "none":
                   return undefined;
@@ -170,24 +167,18 @@ describe("Values with a wait per item (the Agent's awaited listeners, SPEC L11)"
             };
             const items = kinds.map((_, i) => i);
             const rest = withRest ? () => cold("-r|", { r: "rest" }) as Observable<number | string> : undefined;
-            const source: Observable<number | string> = ours
+            return ours
               ? new Values<number | string>(items, rest, (i) => wait(i as number))
               : concat(
-                  ...items.map((i) => defer(() => {
-                    const held = wait(i);
-                    return concat(of(i), held ? held.pipe(ignoreElements()) : EMPTY);
-                  })),
+                  ...items.map((i) =>
+                    defer(() => {
+                      const held = wait(i);
+                      return concat(of(i), held ? held.pipe(ignoreElements()) : EMPTY);
+                    }),
+                  ),
                   rest ? defer(rest) : EMPTY,
                 );
-            const subscription = source.subscribe({
-              next: (v) => seen.push([scheduler.now(), v]),
-              error: (e) => seen.push([scheduler.now(), "error", e]),
-              complete: () => seen.push([scheduler.now(), "complete"]),
-            });
-            scheduler.schedule(() => subscription.unsubscribe(), unsubscribeAt);
-          });
-          return seen;
-        };
+          }, unsubscribeAt);
         expect(run(true)).toEqual(run(false));
       }),
       { seed: 20261204, numRuns: 400 },
