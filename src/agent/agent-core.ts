@@ -407,7 +407,7 @@ export class Agent {
    * Rejects while a run is active: use `steer()` or `followUp()` then.
    */
   prompt(input: PromptInput, images?: ImageContent[]): Promise<void> {
-    return this.untilDone(() => this.prompt$(input, images));
+    return this.untilDone(() => this.promptRun(input, images, false));
   }
 
   /**
@@ -416,7 +416,7 @@ export class Agent {
    * follow-up batch, else rejects.
    */
   continue(): Promise<void> {
-    return this.untilDone(() => this.continue$());
+    return this.untilDone(() => this.continueRun(false));
   }
 
   /**
@@ -425,16 +425,26 @@ export class Agent {
    * the run. Errors at once when a run is already active.
    */
   prompt$(input: PromptInput, images?: ImageContent[]): Observable<AgentEvent> {
-    return defer(() => {
-      if (this.runner.active) throw new Error("Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.");
-      const messages = promptMessages(input, this.now(), images);
-      if (messages.length === 0) throw new Error("prompt() needs at least one message.");
-      return this.run({ prompts: messages });
-    });
+    return this.promptRun(input, images, true);
   }
 
   /** {@link Agent.continue} as an Observable, like {@link Agent.prompt$}. */
   continue$(): Observable<AgentEvent> {
+    return this.continueRun(true);
+  }
+
+  /** A prompt's run; its events are emitted when `tells`. */
+  private promptRun(input: PromptInput, images: ImageContent[] | undefined, tells: boolean): Observable<AgentEvent> {
+    return defer(() => {
+      if (this.runner.active) throw new Error("Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.");
+      const messages = promptMessages(input, this.now(), images);
+      if (messages.length === 0) throw new Error("prompt() needs at least one message.");
+      return this.run({ prompts: messages }, tells);
+    });
+  }
+
+  /** A continuation's run; its events are emitted when `tells`. */
+  private continueRun(tells: boolean): Observable<AgentEvent> {
     return defer(() => {
       if (this.runner.active) throw new Error("Agent is already processing. Wait for completion before continuing.");
       const messages = this.store.transcript;
@@ -442,12 +452,12 @@ export class Agent {
       if (!last || messages.every((m) => (m as { role?: string }).role === "system")) throw new Error("No messages to continue from");
       if (last.role === "assistant") {
         const { steering, followUp } = this.queues;
-        if (steering.size > 0) return this.takeAndRun("steering", (prompts) => this.run({ prompts, skipInitialSteeringPoll: true }));
-        if (followUp.size > 0) return this.takeAndRun("followUp", (prompts) => this.run({ prompts }));
+        if (steering.size > 0) return this.takeAndRun("steering", (prompts) => this.run({ prompts, skipInitialSteeringPoll: true }, tells));
+        if (followUp.size > 0) return this.takeAndRun("followUp", (prompts) => this.run({ prompts }, tells));
         throw new Error("Cannot continue from message role: assistant");
       }
       assertCanContinue(messages);
-      return this.run({});
+      return this.run({}, tells);
     });
   }
 
@@ -606,15 +616,18 @@ export class Agent {
     });
   }
 
-  /** One run, owned by the Agent: a subscriber leaving only aborts it, the run still settles. */
-  private run(plan: RunPlan): Observable<AgentEvent> {
+  /**
+   * One run, owned by the Agent: a subscriber leaving only aborts it, the run still settles. Its
+   * events are emitted unless `tells` is false.
+   */
+  private run(plan: RunPlan, tells = true): Observable<AgentEvent> {
     if (this.store.parked) {
       const ids = this.store.parked.approvals.map((request) => request.toolCallId).join(", ");
       throw new Error(`The resumed run waits for approval of tool call${this.store.parked.approvals.length === 1 ? "" : "s"} ${ids}: approve() or deny() first.`);
     }
     if (this.session && !this.session.isOpenFor(this.sessionHost())) throw new Error(`The Agent keeps session "${this.session.id}": call \`await agent.resume()\` before the first prompt.`);
     const { streamFn, validator } = this.runnable();
-    return this.runner.run(plan, streamFn, () => this.loopConfig(), validator);
+    return this.runner.run(plan, streamFn, () => this.loopConfig(), validator, tells);
   }
 
   /** What a run needs from the Agent's settings; throws when they cannot make one. */

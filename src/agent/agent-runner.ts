@@ -67,11 +67,12 @@ export class AgentRunner {
    * A run as an Observable: subscribing starts it; the run's events arrive as they happen; it
    * completes when the Agent is idle again; unsubscribing aborts it, and it still settles.
    * `config` is read when the run starts; the tools were checked against `validator` by the
-   * Agent already.
+   * Agent already. Without `tells` the Observable emits no events, it only completes (for
+   * `prompt()`, whose promise has no use for them).
    */
-  run(plan: RunPlan, streamFn: StreamFn, config: () => AgentLoopConfig, validator: ArgumentValidator): Observable<AgentEvent> {
+  run(plan: RunPlan, streamFn: StreamFn, config: () => AgentLoopConfig, validator: ArgumentValidator, tells = true): Observable<AgentEvent> {
     return new Observable<AgentEvent>((subscriber) => {
-      const run = new ActiveRun(subscriber);
+      const run = new ActiveRun(subscriber, tells);
       // Registered before the run begins: a subscriber that leaves inside `next` while a
       // synchronous run is still in `begin` aborts it there, not after it ran to the end.
       subscriber.add(() => {
@@ -98,9 +99,10 @@ export class AgentRunner {
       resume: plan.resume,
       validator,
       control: config.runControl,
+      // Straight to the run's subscriber: the loop's Observable only says when it is over.
+      deliver: (event) => run.tell(event),
     });
     loop.subscribe({
-      next: (event) => run.tell(event),
       // The loop normalizes failures itself (SPEC A6); an error here is a bug, reported as the run's error.
       error: (error) => {
         this.store.errorMessage = describeError(error);

@@ -301,6 +301,8 @@ export class AgentStateStore implements AgentState {
 
   /** Folds one loop event into the state (before any listener sees it), with the loop's reducer. */
   reduce(event: AgentEvent): void {
+    // The per-delta path: an update of the message already streaming changes only the snapshot.
+    if (event.type === "message_update" && event.message === this.run.streamingMessage) return this.touch();
     this.run = reduceRunState(this.run, event);
     switch (event.type) {
       case "message_end":

@@ -38,7 +38,7 @@ import { failure } from "./failure.js";
 import type { AgentLoopConfig } from "./loop-config.js";
 import { NextTurn, type Step } from "./next-turn.js";
 import { assertOneQueueSource, poll } from "./queue-poll.js";
-import { type AgentLoopRun, Run, type ValidatedLoopRun } from "./run.js";
+import { type AgentLoopRun, type LaunchedLoopRun, Run, type ValidatedLoopRun } from "./run.js";
 import { appendMessages, resumeTurn, turn } from "./turn.js";
 import { assertToolSet, validatorFor } from "../tools/tool-set.js";
 import { ajvValidator } from "../tools/validators/ajv-validator.js";
@@ -158,8 +158,11 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
     if (outer?.aborted) controller.abort(outer.reason);
     else outer?.addEventListener("abort", forwardAbort);
     let settled = false;
+    // The turns' events go straight here, past the operators between (the per-delta path); only
+    // a failure's events come through `events`.
+    const deliver = input.deliver ?? ((event: AgentEvent) => subscriber.next(event));
     const events = new LinkedObserver<AgentEvent>({
-      next: (event) => subscriber.next(event),
+      next: deliver,
       error: (error) => {
         settled = true;
         subscriber.error(error);
@@ -175,7 +178,7 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
       if (!settled) controller.abort(new DOMException("The run was unsubscribed", "AbortError"));
       outer?.removeEventListener("abort", forwardAbort);
     });
-    runEvents(input, controller).subscribe(events);
+    runEvents({ ...input, deliver }, controller).subscribe(events);
   });
 }
 
@@ -189,7 +192,7 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
  * result:   -a-t-(ETA|)
  * ```
  */
-function runEvents(input: ValidatedLoopRun, controller: AbortController): Observable<AgentEvent> {
+function runEvents(input: LaunchedLoopRun, controller: AbortController): Observable<AgentEvent> {
   return new Observable<AgentEvent>((subscriber) => {
     const run = new Run(input, controller.signal);
     const deadline = runDeadline(run, controller);
@@ -234,25 +237,27 @@ function runDeadline(run: Run, controller: AbortController): Subscription | unde
 
 /**
  * The turns as a trampolined `expand` (SPEC L4). Only {@link NextTurn} steps go through
- * `expand`; events leave by the side, straight to the subscriber: rxjs's `expand` projects every
- * value it emits, so each streamed event would cost an inner subscription and its teardown.
+ * `expand`; events leave by the side, straight to the run's `deliver`: rxjs's `expand` projects
+ * every value it emits, so each streamed event would cost an inner subscription and its teardown.
+ * The Observable itself only completes or errors.
  */
-function turns(run: Run): Observable<AgentEvent> {
-  return new Observable<AgentEvent>((subscriber) => {
+function turns(run: Run): Observable<never> {
+  return new Observable<never>((subscriber) => {
     // Without `emit` the run observes each event here, on its way out (with `emit`, the emitter does).
     const observing = !run.emitter.waits;
+    const out = run.input.deliver;
     run.sink = observing
       ? (event) => {
           run.observe(event);
-          subscriber.next(event);
+          out(event);
         }
-      : (event) => subscriber.next(event);
+      : out;
     const nextTurns = (source: Observable<Step>): Observable<NextTurn> =>
       source.pipe(
         filter((step): step is NextTurn => {
           if (step instanceof NextTurn) return true;
           if (observing) run.observe(step);
-          subscriber.next(step);
+          out(step);
           return false;
         }),
       );

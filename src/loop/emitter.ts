@@ -5,6 +5,7 @@
  * @module
  */
 import { isObservable, type Observable } from "rxjs";
+import { OneAtATime } from "../rx/one-at-a-time.js";
 import { Values, type WaitFor } from "../rx/values.js";
 import type { AgentEvent } from "../model/types.js";
 import { failedWith, type OnFailure, settle } from "../rx/maybe-async.js";
@@ -22,6 +23,8 @@ export class Emitter {
    * waited for before the next one. `undefined` when there is nothing to wait for.
    */
   readonly wait: ((event: AgentEvent) => Observable<unknown> | undefined) | undefined;
+  /** With `emit`: one event told at a time, though a listener's abort makes a tool answer at once. */
+  private readonly turn: OneAtATime | undefined;
 
   constructor(emit: AgentEmit | undefined, onFailure: OnFailure<unknown> = "error") {
     this.wait = emit
@@ -39,6 +42,7 @@ export class Emitter {
           return isObservable(settled) ? settled : undefined;
         }
       : undefined;
+    this.turn = emit ? new OneAtATime() : undefined;
   }
 
   /** Whether events go through an `emit` (else they pass straight through). */
@@ -74,6 +78,6 @@ export class Emitter {
   /** Several events in order, then what `next()` returns (see {@link Emitter.oneThen}); just the events without `next`. */
   allThen<T>(events: readonly AgentEvent[], next: (() => Observable<T>) | undefined): Observable<AgentEvent | T> {
     // Known values, each after its wait: the loop's operators emit them in place.
-    return new Values<AgentEvent | T>(events, next, this.wait as WaitFor<AgentEvent | T> | undefined);
+    return new Values<AgentEvent | T>(events, next, this.wait as WaitFor<AgentEvent | T> | undefined, 0, this.turn);
   }
 }

@@ -55,6 +55,17 @@ export interface ValidatedLoopRun extends AgentLoopRun {
   validator: ArgumentValidator;
   /** Approvals, limits and scheduling (SPEC R1–R3); absent, the run has none of them. */
   control?: RunControl;
+  /**
+   * Where the run's events go instead of its subscriber, at the same moment, past the operators
+   * between the turn and the subscriber (the per-delta path of the Agent's run). The run's
+   * Observable then emits none: it only completes or errors.
+   */
+  deliver?: (event: AgentEvent) => void;
+}
+
+/** A run as it runs: where its turns' events go out is decided. */
+export interface LaunchedLoopRun extends ValidatedLoopRun {
+  deliver: (event: AgentEvent) => void;
 }
 
 
@@ -99,7 +110,7 @@ export class Run {
    */
   waiting: AgentMessage[] = [];
   /**
-   * Where streamed `message_update` events go: straight to the run's subscriber, past the turn's
+   * Where streamed `message_update` events go: straight to the run's `deliver`, past the turn's
    * operators (about a third of the per-delta time). The response waits on `emit` itself before
    * each one (SPEC L11), so the order is the same as through the operators.
    */
@@ -116,7 +127,7 @@ export class Run {
   cancellation: CallCancellation[] | undefined;
 
   constructor(
-    readonly input: ValidatedLoopRun,
+    readonly input: LaunchedLoopRun,
     readonly signal: AbortSignal,
   ) {
     const { config } = input;
@@ -146,6 +157,8 @@ export class Run {
 
   /** Every event on its way out: the state is reduced, and `message_end` commits its message. */
   observe(event: AgentEvent): void {
+    // The per-delta path: an update of the message already streaming changes nothing.
+    if (event.type === "message_update" && event.message === this.state.streamingMessage) return;
     this.state = reduceRunState(this.state, event);
     if (event.type === "message_end") this.append(event.message);
     else if (event.type === "tool_execution_end" && event.cancellation !== undefined) {

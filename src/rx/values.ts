@@ -8,6 +8,7 @@
 import { Observable, type Subscriber } from "rxjs";
 import { InPlace, subscribeInPlace } from "./in-place.js";
 import { LinkedObserver } from "./linked-observer.js";
+import type { OneAtATime } from "./one-at-a-time.js";
 
 /** What an item waits for before the next one goes out: an Observable to wait on, or nothing. */
 export type WaitFor<T> = (item: T) => Observable<unknown> | undefined;
@@ -19,7 +20,8 @@ export type WaitFor<T> = (item: T) => Observable<unknown> | undefined;
  * completed (its values are ignored; its error is the result's). Done in place by the loop's
  * operators: the same notifications, without a subscriber and a teardown per step. A wait that
  * completes while it is being subscribed is gone through in the same loop, so any number of
- * them takes no deeper stack.
+ * them takes no deeper stack. With `turn`, an item is told (its wait called, then emitted) only
+ * while no other `Values` sharing `turn` tells one: else it waits for the turn.
  *
  * ```text
  * new Values([a, b]):            (ab|)
@@ -39,21 +41,25 @@ export class Values<T> extends InPlace<T> {
     private readonly rest?: () => Observable<T>,
     private readonly wait?: WaitFor<T>,
     private readonly start = 0,
+    private readonly turn?: OneAtATime,
   ) {
     super();
   }
 
   emitInPlace(subscriber: Subscriber<T>): Observable<T> | undefined {
-    const { items, wait } = this;
+    const { items, wait, turn } = this;
     for (let i = this.start; i < items.length; i++) {
       if (subscriber.closed) return undefined;
       const item = items[i]!;
+      // Come up while another item is being told (from inside its wait or delivery): after it.
+      if (turn && !turn.take()) return turn.after(new Values(items, this.rest, wait, i, turn));
       const held = wait?.(item);
       subscriber.next(item);
+      turn?.release();
       if (!held || subscriber.closed) continue;
       const waiting = new HeldWait(held, subscriber);
       // Still waiting: the rest goes on once it completes. Else it settled (its teardown ran): on here.
-      if (waiting.open) return waiting.then(new Values(items, this.rest, wait, i + 1));
+      if (waiting.open) return waiting.then(new Values(items, this.rest, wait, i + 1, turn));
     }
     // A consumer that left (or a wait that failed): `rest` is not made.
     if (subscriber.closed || !this.rest) return undefined;

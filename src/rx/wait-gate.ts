@@ -29,8 +29,11 @@ import { LinkedObserver } from "./linked-observer.js";
 export class WaitGate<T> {
   private readonly queued: T[] = [];
   private waiting: Subscription | undefined;
-  /** A value is being delivered: what is pushed meanwhile waits behind it and its wait. */
-  private delivering = false;
+  /**
+   * A value is being passed (its `wait` called, then delivered): what is pushed meanwhile, even
+   * from inside `wait`, waits behind it and its wait.
+   */
+  private passing = false;
   private draining = false;
   private ended = false;
 
@@ -48,33 +51,35 @@ export class WaitGate<T> {
    */
   push(value: T): void {
     if (this.subscriber.closed) return;
-    if (this.waiting || this.delivering || this.queued.length > 0) this.queued.push(value);
+    if (this.waiting || this.passing || this.queued.length > 0) this.queued.push(value);
     else {
       this.pass(value);
-      this.drain();
+      // Only what was pushed or ended meanwhile is left to do.
+      if (this.queued.length > 0 || this.ended) this.drain();
     }
   }
 
   /** No more values: `finish` (by default `subscriber` completes) after the last one's wait. */
   end(): void {
     this.ended = true;
-    if (!this.waiting && !this.delivering && this.queued.length === 0 && !this.subscriber.closed) this.finish();
+    if (!this.waiting && !this.passing && this.queued.length === 0 && !this.subscriber.closed) this.finish();
   }
 
   private pass(value: T): void {
     const subscriber = this.subscriber;
     let held: Observable<unknown> | undefined;
+    this.passing = true;
     try {
       held = this.wait(value);
     } catch (error) {
+      this.passing = false;
       subscriber.error(error);
       return;
     }
-    this.delivering = true;
     try {
       this.deliver(value);
     } finally {
-      this.delivering = false;
+      this.passing = false;
     }
     if (!held || subscriber.closed) return;
     // A wait that completes while being subscribed lets the caller drain, once its own teardown

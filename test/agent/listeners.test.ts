@@ -231,6 +231,32 @@ describe("A5: listeners are awaited in order, and the loop waits for them", () =
   });
 });
 
+describe("A5: a listener that aborts the run from inside its own call", () => {
+  it("A5: the abort's events are told after that call returned, in the same order to the listeners, events$ and prompt$", async () => {
+    const agent = agentWith({ streamFn: fauxProvider([{ content: "Hello there, how are you?" }], { chunkSize: 4 }) });
+    const heard: string[] = [];
+    const reentered: string[] = [];
+    let inside = false;
+    agent.subscribe((event) => {
+      if (inside) reentered.push(event.type);
+      inside = true;
+      heard.push(event.type);
+      if (event.type === "message_update") agent.abort();
+      inside = false;
+    });
+    const hot: string[] = [];
+    const feed = agent.events$.subscribe((event) => hot.push(event.type));
+    const told: string[] = [];
+    await new Promise<void>((resolve) => agent.prompt$("hi").subscribe({ next: (event) => told.push(event.type), complete: resolve }));
+    feed.unsubscribe();
+    expect(reentered).toEqual([]);
+    expect(heard.slice(-4)).toEqual(["message_update", "message_end", "turn_end", "agent_end"]);
+    expect(told).toEqual(heard);
+    expect(hot).toEqual(heard);
+    expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
+  });
+});
+
 describe("A5: an abort from the run's own subscriber while a listener is pending", () => {
   it("A5: no listener sees the next event before the one before it settled, though the abort ends the response at once", async () => {
     const agent = agentWith({ streamFn: fauxProvider([{ content: "Hello there, how are you?" }], { chunkSize: 4 }) });

@@ -4,7 +4,8 @@
  * and listeners that take frames), cancelled from inside the subscriber's `next` at every event
  * index in turn — by unsubscribing, and separately by aborting — through `agentLoop`,
  * `runAgentLoop` with a waiting emit, and `Agent.prompt$`, with a synchronous and a paced
- * provider. Every cancelled run must keep every invariant.
+ * provider; and aborted from inside the listener (the waiting emit) at every event index. Every
+ * cancelled run must keep every invariant.
  */
 import { describe, expect, it } from "vitest";
 import { runScenario } from "./harness.js";
@@ -82,6 +83,23 @@ describe("cancellation at every event index", () => {
         for (let index = 0; index < total; index++) {
           const found = violations({ ...base, cancelAtEvent: { index, kind } }).violations;
           if (found.length > 0) throw new Error(`${kind} at event #${index} (${via}, promises):\n  - ${found.join("\n  - ")}`);
+        }
+      });
+    }
+  }
+
+  // A listener (the waiting emit) that aborts synchronously, from inside its own call: what the
+  // abort ends is told after that call returned, in order, to the listener and the subscriber alike.
+  for (const via of ["loop-emit", "agent"] as const) {
+    for (const [delay, promises] of [["sync", false], [1, false], [1, true]] as const) {
+      it(`L10, A5 ${via}, provider ${delay === "sync" ? "synchronous" : "paced"}${promises ? ", promise hooks and tool" : ""}: a listener aborts at every event`, () => {
+        const base = rich(via, delay, promises);
+        const total = runScenario(base).events.length;
+        for (let index = 0; index < total; index++) {
+          const scenario: Scenario = { ...base, abortInListenerAt: index };
+          const { trace, violations: found } = violations(scenario);
+          if (found.length > 0) throw new Error(`abort in the listener at event #${index} (${via}, provider ${delay}${promises ? ", promises" : ""}):\n  - ${found.join("\n  - ")}`);
+          if (index < total - 1) expect(trace.cancel?.kind).toBe("abort");
         }
       });
     }

@@ -60,6 +60,8 @@ export interface Trace {
   events: (Stamp & { event: AgentEvent })[];
   /** What the run's subscriber (agentLoop / prompt$) received. */
   subscriberEvents: AgentEvent[];
+  /** Events the listener (the waiting emit) was called with while its call for an earlier event was still running. */
+  listenerReentries: AgentEvent[];
   completed: boolean;
   error: unknown;
   unhandled: unknown[];
@@ -185,6 +187,7 @@ export function runScenario(scenario: Scenario): Trace {
     scenario,
     events: [],
     subscriberEvents: [],
+    listenerReentries: [],
     completed: false,
     error: undefined,
     unhandled: [],
@@ -490,11 +493,20 @@ export function runScenario(scenario: Scenario): Trace {
     live.track(event);
   };
   /** The listener (Agent) or waiting emit (loop-emit): records, may throw, may hold the loop. */
+  let listening = false;
+  let abortFromListener: (() => void) | undefined;
   const listen = (event: AgentEvent, signal?: AbortSignal): void | Observable<unknown> | PromiseLike<unknown> => {
-    record(event);
-    const n = enter("listener", signal);
-    const result = deliver("listener", n, undefined, hooks.listenerDelay);
-    return result === undefined ? undefined : (result as Observable<unknown> | PromiseLike<unknown>);
+    if (listening) trace.listenerReentries.push(event);
+    listening = true;
+    try {
+      record(event);
+      const n = enter("listener", signal);
+      if (scenario.abortInListenerAt === trace.events.length - 1) abortFromListener?.();
+      const result = deliver("listener", n, undefined, hooks.listenerDelay);
+      return result === undefined ? undefined : (result as Observable<unknown> | PromiseLike<unknown>);
+    } finally {
+      listening = false;
+    }
   };
 
   const previousUnhandled = rxConfig.onUnhandledError;
@@ -624,6 +636,7 @@ export function runScenario(scenario: Scenario): Trace {
         unsubscribed = true;
         subscription?.unsubscribe();
       };
+      abortFromListener = () => cancel("abort");
       let unsubscribed = false;
       // A Subscriber, not a plain observer: unsubscribing from inside `next` works even while a
       // synchronous run is still inside `subscribe` (what `take(n)` does).

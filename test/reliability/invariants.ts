@@ -343,6 +343,8 @@ export function checkTrace(trace: Trace): string[] {
   const events = second ? all.slice(0, second.index) : all;
 
   if (trace.error !== undefined) v.push(`the run errored: ${String((trace.error as Error)?.message ?? trace.error)}`);
+  // SPEC A5: each event's listener call returns before the next event's begins.
+  if (trace.listenerReentries.length > 0) v.push(`the listener was called again from inside its own call: ${trace.listenerReentries.map(label).join(", ")}`);
   v.push(...checkRunControl(trace));
   for (const error of trace.unhandled) v.push(`unhandled error: ${String((error as Error)?.message ?? error)}`);
   if (!(trace.unsubscribed && (!second || trace.unsubscribed.seq < second.seq)) && !trace.completed) v.push("the run did not complete");

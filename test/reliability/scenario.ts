@@ -98,6 +98,8 @@ export interface Scenario {
   secondRun?: "prompt" | "continue";
   /** Cancel from inside the subscriber's `next`, on the event with this index (cancellation sweep). */
   cancelAtEvent?: { index: number; kind: "abort" | "unsubscribe" };
+  /** Agent and loop-emit: abort from inside the listener (the waiting emit), synchronously, on the event with this index. */
+  abortInListenerAt?: number;
   /** User actions from inside the subscriber's `next`, on the event with this index (re-entrant). */
   eventActions?: { index: number; kind: UserAction["kind"] }[];
   /** Run control (SPEC R1–R3): approvals of `t1` calls, limits, a concurrency limit. */

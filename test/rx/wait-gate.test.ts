@@ -157,4 +157,31 @@ describe("WaitGate order and re-entry", () => {
       expectObservable(source).toBe("a-(b|)");
     });
   });
+
+  it("A5: a value pushed from inside wait goes out after the value being waited on, and after its wait", () => {
+    const calls: string[] = [];
+    newScheduler().run(({ cold, expectObservable }) => {
+      const source = new Observable<string>((subscriber) => {
+        const gate: WaitGate<string> = new WaitGate<string>(
+          (value) => {
+            calls.push(`wait ${value}`);
+            // A listener reacts to "a" by aborting: the producer pushes "b" and ends, from inside wait("a").
+            if (value === "a") {
+              gate.push("b");
+              gate.end();
+              calls.push("wait a returns");
+              return cold("--|");
+            }
+            return undefined;
+          },
+          subscriber,
+          (value) => subscriber.next(value),
+        );
+        gate.push("a");
+      });
+      expectObservable(source).toBe("a-(b|)");
+    });
+    // wait("b") only once wait("a") returned: never one wait inside another.
+    expect(calls).toEqual(["wait a", "wait a returns", "wait b"]);
+  });
 });
