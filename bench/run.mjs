@@ -238,6 +238,11 @@ const timings = {
     variants: timingIsolated("agent", "long-run", turns, longRunRounds(turns), longRunVariants(turns)),
   })),
 };
+// Flat to 100 000 turns: rxagent (native provider) and the floor only, in fresh processes like
+// the long runs above. The reference's turns grow with its transcript (about 10 s a run at 16 000
+// turns; minutes here) and the SDKs stop far below, so neither runs at this size.
+const FLAT_TURNS = quick ? 10_000 : 100_000;
+timings.flat = { kind: "agent", size: FLAT_TURNS, variants: timingIsolated("agent", "long-run", FLAT_TURNS, 3, ["rxagent:observable", "floor:plain"]) };
 // The peers: streaming and tool-heavy again, every variant in fresh processes (the long runs'
 // peers ran in the rounds above), then a reduced size for each workload a peer fit at no size.
 const peerRounds = quick ? { rounds: 2, runs: 2 } : { rounds: 5, runs: 3 };
@@ -431,6 +436,21 @@ for (const variant of ["rxagent:pi", "rxagent:observable"]) {
 // The performance issue's goals: against the floor and the peers (per-round ratios, fresh
 // processes; the floor and the peers have no shared-process run), and the Agent against its loop.
 const ranged = (r) => `${round(r.median, 2)}× (per round ${round(r.min, 2)}–${round(r.max, 2)}, ${r.rounds} rounds)`;
+{
+  // Flat to 100 000 turns: per turn at the largest size ÷ at the smallest long run, each from fresh processes.
+  const flat = timings.flat;
+  const v = "rxagent:observable";
+  const growth = round(perTurn(flat, v) / perTurn(shortest, v), 2);
+  const t = flat.variants[v].turnUs;
+  const overFloor = roundRatios(flat, v, "floor:plain");
+  target(
+    `Flat per turn to ${flat.size} turns, ${LABEL[v]}: µs/turn at ${flat.size} ÷ at ${shortest.size}`,
+    growth,
+    "≤ 1.25",
+    growth <= 1.25,
+    `${round(perTurn(shortest, v), 1)} → ${round(perTurn(flat, v), 1)} µs/turn; inside a ${flat.size}-turn run, typical turn in turns 101–1 000 → in the last 900: ${t.earlyMedian} → ${t.lateMedian} µs; the floor: ${round(perTurn(shortest, "floor:plain"), 1)} → ${round(perTurn(flat, "floor:plain"), 1)} µs/turn, Agent ÷ floor at ${flat.size}: ${ranged(overFloor)}`,
+  );
+}
 const agentOverLoop = roundRatios(timings.streaming, AGENT_STREAMING, "rxagent:observable");
 if (agentOverLoop) target("Streaming 100 000, the Agent (one listener) ÷ its own loop, native Observable provider, same process", round(agentOverLoop.median, 2), "≤ 1.3×", agentOverLoop.median <= 1.3, ranged(agentOverLoop));
 const floorGoals = [
@@ -546,7 +566,7 @@ function methodNotes() {
     "The reference gets pi-ai's AssistantMessageEventStream (its required stream type). rxagent gets the very same stream ('shared async-iterable stream'), and separately the same events as an rxjs Observable ('native Observable provider').",
     "Tools resolve at once (async function). One tool object per runtime per process, as an app defines tools once; both cache the compiled schema per schema object.",
     "Low-level loop: reference agentLoop with its Agent's default convertToLlm passed in (its agentLoop requires one); rxagent agentLoop with its default (memoized) conversion. Agent: both constructed with { initialState: { model, tools, systemPrompt }, streamFn }, one synchronous listener counting events, one prompt().",
-    "Streaming and tool-heavy: each workload in its own process, the three variants in rotating order within each round (3 and 5 warm-up rounds first, not counted); streaming has a fourth, rxagent's Agent with one counting listener on the native Observable provider, for the Agent ÷ its own loop. Long runs: every counted run in a fresh process after 8 warm-up runs of 1 000 turns in that process (rxagent needs 4–5 to reach its steady state), the variants' processes in rotating order each round. Not a warm-up of the measured size: after one 16 000-turn run, the first ~4 000 turns of the next are slower (V8's heap sizing after a large dead heap; rxagent, µs per turn in 1 000-turn buckets: 139, 54, 45, 27, then 19), which would time the previous run; in a shared process the reference's multi-second runs left a large heap whose collection the next runtime paid for. Reported: median, min–max over the counted runs; ratio = reference median ÷ rxagent median (higher is better for rxagent; for streaming it equals the events-per-second ratio). CPU = process user+system time of the run (includes V8's GC and compiler threads).",
+    "Streaming and tool-heavy: each workload in its own process, the three variants in rotating order within each round (3 and 5 warm-up rounds first, not counted); streaming has a fourth, rxagent's Agent with one counting listener on the native Observable provider, for the Agent ÷ its own loop. Long runs: every counted run in a fresh process after 8 warm-up runs of 1 000 turns in that process (rxagent needs 4–5 to reach its steady state), the variants' processes in rotating order each round. Not a warm-up of the measured size: after one 16 000-turn run, the first ~4 000 turns of the next are slower (V8's heap sizing after a large dead heap; rxagent, µs per turn in 1 000-turn buckets: 139, 54, 45, 27, then 19), which would time the previous run; in a shared process the reference's multi-second runs left a large heap whose collection the next runtime paid for. At 100 000 turns only rxagent (native provider) and the floor run, 3 rounds, each run in a fresh process after the same warm-up: the reference's turns grow with its transcript, and the SDKs' limits are far below. Reported: median, min–max over the counted runs; ratio = reference median ÷ rxagent median (higher is better for rxagent; for streaming it equals the events-per-second ratio). CPU = process user+system time of the run (includes V8's GC and compiler threads).",
     "Run counts: 15 for streaming and tool-heavy, 11 / 9 / 5 for the long runs at 1 000 / 4 000 / 16 000 turns (5 at 16 000 for every runtime: the reference takes 5–7 s per run there).",
     "No forced GC between timed runs (a forced full GC shrinks the young generation and the next run pays to regrow it); each runtime's garbage is part of its cost.",
     "Every run's event count, transcript length, request count and final stop reason are checked equal across runtimes and runs.",
@@ -675,6 +695,25 @@ function timingSections(r, p) {
     p();
   }
   for (const entry of r.timings.longRun) timingTable(`N = ${entry.size.toLocaleString("en")}`, entry, (ms) => `${fmt((ms * 1000) / entry.size, 1)} µs/turn`);
+  const flat = r.timings.flat;
+  if (flat) {
+    p(`### N = ${flat.size.toLocaleString("en")}: rxagent and the floor only`);
+    p();
+    p(`Is a turn as cheap at ${flat.size.toLocaleString("en")} turns as at ${r.timings.longRun[0].size.toLocaleString("en")}? The reference is not run at this size (its turns grow with its transcript: see N = ${r.timings.longRun.at(-1).size.toLocaleString("en")}), nor the SDKs (their limits above).`);
+    p();
+    p("| Runtime, provider | Median | Min – max | Runs | CPU median | This ÷ floor: per round | Inside each run, µs per turn: typical turn 101–1 000 → last 900 (mean with GC) |");
+    p("|---|---|---|---|---|---|---|");
+    for (const variant of ["rxagent:observable", "floor:plain"]) {
+      const e = flat.variants[variant];
+      const w = e.wallMs;
+      const t = e.turnUs;
+      p(`| ${LABEL[variant]} | ${fmt(w.median)} ms (${fmt((w.median * 1000) / flat.size, 1)} µs/turn) | ${fmt(w.min)} – ${fmt(w.max)} ms | ${w.runs} | ${fmt(e.cpuMs.median)} ms | ${variant === "floor:plain" ? "1" : ratioCell(flat, variant, "floor:plain")} | ${t ? `${fmt(t.earlyMedian)} → ${fmt(t.lateMedian)} (${fmt(t.earlyMean)} → ${fmt(t.lateMean)})` : "—"} |`);
+    }
+    const c = flat.variants["rxagent:observable"].check;
+    p();
+    p(`Each rxagent run: ${c.events} events, ${c.requests} provider requests, ${c.messages} transcript messages. The work, checked for every run of both against the script: ${c.work.requests} provider requests, ${c.work.toolExecutions} tool executions, ${c.work.toolResults} tool results kept.`);
+    p();
+  }
   for (const reduced of reducedFor("long-run")) timingTable(`N = ${reduced.size.toLocaleString("en")} (reduced size: every runtime beside the peers that fit no size above)`, reduced, (ms) => `${fmt((ms * 1000) / reduced.size, 1)} µs/turn`);
 }
 
