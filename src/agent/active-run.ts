@@ -6,12 +6,15 @@
  */
 import type { Subscriber } from "rxjs";
 import type { AgentEvent } from "../model/types.js";
+import { OneAtATime } from "../rx/one-at-a-time.js";
 
 /** One run of an `Agent`, from `prompt()` until its `agent_end` listeners settled. */
 export class ActiveRun {
   readonly controller = new AbortController();
   /** The controller's signal, read once: it is handed to the listeners with every event. */
   readonly signal: AbortSignal = this.controller.signal;
+  /** The turn the run's events are told in: the loop's and the listeners' (SPEC A5). */
+  readonly turn = new OneAtATime();
   /** Resolves once the run is over. */
   readonly idle: Promise<void>;
   private resolveIdle!: () => void;
@@ -19,19 +22,14 @@ export class ActiveRun {
   /**
    * @param out The one subscriber of the run (`prompt$()`'s). Once it has left, what is sent
    *   to it goes nowhere, as with any closed subscriber; the run still settles.
-   * @param tells Whether `out` is told the events: not for `prompt()`, whose promise has no use
-   *   for them (the per-event path then skips the subscriber's chain).
    */
-  constructor(
-    private readonly out: Subscriber<AgentEvent>,
-    private readonly tells: boolean,
-  ) {
+  constructor(private readonly out: Subscriber<AgentEvent>) {
     this.idle = new Promise<void>((resolve) => (this.resolveIdle = resolve));
   }
 
   /** One event of the run, to its subscriber (no Subject between: this is the per-event path). */
   tell(event: AgentEvent): void {
-    if (this.tells) this.out.next(event);
+    this.out.next(event);
   }
 
   /** The run is over: `prompt$()` completes, `waitForIdle()` resolves. */

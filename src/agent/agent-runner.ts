@@ -72,17 +72,17 @@ export class AgentRunner {
    */
   run(plan: RunPlan, streamFn: StreamFn, config: () => AgentLoopConfig, validator: ArgumentValidator, tells = true): Observable<AgentEvent> {
     return new Observable<AgentEvent>((subscriber) => {
-      const run = new ActiveRun(subscriber, tells);
+      const run = new ActiveRun(subscriber);
       // Registered before the run begins: a subscriber that leaves inside `next` while a
       // synchronous run is still in `begin` aborts it there, not after it ran to the end.
       subscriber.add(() => {
         if (this.active === run) run.controller.abort();
       });
-      this.begin(run, plan, streamFn, config(), validator);
+      this.begin(run, plan, streamFn, config(), validator, tells);
     });
   }
 
-  private begin(run: ActiveRun, plan: RunPlan, streamFn: StreamFn, config: AgentLoopConfig, validator: ArgumentValidator): void {
+  private begin(run: ActiveRun, plan: RunPlan, streamFn: StreamFn, config: AgentLoopConfig, validator: ArgumentValidator, tells: boolean): void {
     this.active = run;
     if (plan.aborted) run.controller.abort();
     this.store.beginRun();
@@ -99,8 +99,9 @@ export class AgentRunner {
       resume: plan.resume,
       validator,
       control: config.runControl,
-      // Straight to the run's subscriber: the loop's Observable only says when it is over.
-      deliver: (event) => run.tell(event),
+      // Straight to the run's subscriber (or nowhere, for `prompt()`): the loop's Observable only says when it is over.
+      deliver: tells ? (event) => run.tell(event) : ignore,
+      turn: run.turn,
     });
     loop.subscribe({
       // The loop normalizes failures itself (SPEC A6); an error here is a bug, reported as the run's error.
@@ -130,11 +131,21 @@ export class AgentRunner {
     );
   }
 
-  /** The state, then `events$`, then the listeners. */
+  /**
+   * The state, then `events$`, then the listeners, in the run's turn: what they set off (an
+   * abort a tool answers at once) is told once they returned (SPEC A5).
+   */
   private tell(event: AgentEvent, run: ActiveRun): void | Observable<unknown> {
-    this.store.reduce(event);
-    this.events?.next(event);
-    const outcome = this.listeners.notify(event, run.signal);
+    const turn = run.turn;
+    let outcome: ReturnType<ListenerBarrier["notify"]>;
+    turn.enter();
+    try {
+      this.store.reduce(event);
+      this.events?.next(event);
+      outcome = this.listeners.notify(event, run.signal, turn);
+    } finally {
+      turn.exit();
+    }
     const settle = event.type === "agent_end" ? endFailureRecorder(this.store) : throwFailure;
     if (!isObservable(outcome)) return settle(outcome);
     return outcome.pipe(map(settle));
@@ -160,6 +171,9 @@ export class AgentRunner {
     run.finish();
   }
 }
+
+/** Where the events of a run nobody reads go (`prompt()`'s). */
+const ignore = (): void => {};
 
 // Made outside `tell`: a closure there would allocate its context on every event, not once a run.
 function endFailureRecorder(store: AgentStateStore): (failed: Failure | undefined) => void {

@@ -9,6 +9,7 @@ import { concatInPlace } from "../rx/concat-in-place.js";
 import { just } from "../rx/values.js";
 import type { AgentEvent } from "../model/types.js";
 import { asFailure, Failure, settle } from "../rx/maybe-async.js";
+import type { OneAtATime } from "../rx/one-at-a-time.js";
 
 /**
  * A subscriber to the Agent's events. The Agent waits for what it returns — a promise or an
@@ -43,15 +44,16 @@ export class ListenerBarrier {
   /**
    * Calls every listener with `event`, in order. Returns the outcome as it is when every
    * listener returned a plain value (nothing allocated, no microtask: SPEC L12), else an
-   * Observable of it that settles after the last one.
+   * Observable of it that settles after the last one. The listeners called once an earlier one
+   * settled are called in `turn`, as the first ones are (SPEC A5).
    *
    * ```text
    * listeners:  sync, async (--|), sync
    * outcome:    --(undefined|)
    * ```
    */
-  notify(event: AgentEvent, signal: AbortSignal): BarrierOutcome | Observable<BarrierOutcome> {
-    return notifyFrom(this.ordered, 0, event, signal, undefined);
+  notify(event: AgentEvent, signal: AbortSignal, turn?: OneAtATime): BarrierOutcome | Observable<BarrierOutcome> {
+    return notifyFrom(this.ordered, 0, event, signal, undefined, turn);
   }
 }
 
@@ -61,6 +63,7 @@ function notifyFrom(
   event: AgentEvent,
   signal: AbortSignal,
   failed: BarrierOutcome,
+  turn: OneAtATime | undefined,
 ): BarrierOutcome | Observable<BarrierOutcome> {
   for (let i = index; i < listeners.length; i++) {
     // Called here, not in a closure for `maybeAsync`: this is once per listener per event.
@@ -79,7 +82,14 @@ function notifyFrom(
       // The rest of the listeners, once this one settled (its one value: a result or a Failure).
       return settled.pipe(
         concatInPlace((value) => {
-          const rest = notifyFrom(listeners, i + 1, event, signal, failed ?? (value instanceof Failure ? value : undefined));
+          const failedSoFar = failed ?? (value instanceof Failure ? value : undefined);
+          let rest: BarrierOutcome | Observable<BarrierOutcome>;
+          turn?.enter();
+          try {
+            rest = notifyFrom(listeners, i + 1, event, signal, failedSoFar, turn);
+          } finally {
+            turn?.exit();
+          }
           return isObservable(rest) ? rest : just(rest);
         }),
       );

@@ -183,13 +183,15 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
 }
 
 /**
- * The run's events; a failure anywhere becomes the normalized ending of `failure.ts`, subscribed
- * once the failed turns are torn down. The deadline and the queues stop after everything else.
+ * The run; a failure anywhere becomes the normalized ending of `failure.ts`, subscribed once the
+ * failed turns are torn down. The turns' events leave by `input.deliver`; what this Observable
+ * emits is the failure's events. The deadline and the queues stop after everything else.
  *
  * ```text
- * turns:    -a-t-#
- * failure:        (ETA|)
- * result:   -a-t-(ETA|)
+ * deliver:  -a-t-
+ * turns:    -----#
+ * failure:       (ETA|)
+ * result:   -----(ETA|)
  * ```
  */
 function runEvents(input: LaunchedLoopRun, controller: AbortController): Observable<AgentEvent> {

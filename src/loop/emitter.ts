@@ -1,6 +1,6 @@
 /**
- * Where the loop's events leave it: to the subscriber, and through the optional waiting `emit`
- * (SPEC L11) that the `Agent` uses as its listener barrier.
+ * Where the loop's events leave it: through the optional waiting `emit` (SPEC L11) that the
+ * `Agent` uses as its listener barrier, one at a time (SPEC A5), then out of the step.
  *
  * @module
  */
@@ -24,9 +24,9 @@ export class Emitter {
    */
   readonly wait: ((event: AgentEvent) => Observable<unknown> | undefined) | undefined;
   /** With `emit`: one event told at a time, though a listener's abort makes a tool answer at once. */
-  private readonly turn: OneAtATime | undefined;
+  readonly turn: OneAtATime | undefined;
 
-  constructor(emit: AgentEmit | undefined, onFailure: OnFailure<unknown> = "error") {
+  constructor(emit: AgentEmit | undefined, onFailure: OnFailure<unknown> = "error", turn?: OneAtATime) {
     this.wait = emit
       ? (event) => {
           // Called here, not in a closure for `maybeAsync`: this is once per event.
@@ -42,7 +42,7 @@ export class Emitter {
           return isObservable(settled) ? settled : undefined;
         }
       : undefined;
-    this.turn = emit ? new OneAtATime() : undefined;
+    this.turn = emit ? (turn ?? new OneAtATime()) : undefined;
   }
 
   /** Whether events go through an `emit` (else they pass straight through). */

@@ -67,5 +67,5 @@ export function failure(run: Run, error: unknown): Observable<AgentEvent> {
   run.append(failed);
   if (!partial) events.push({ type: "message_start", message: failed });
   events.push({ type: "message_end", message: failed }, { type: "turn_end", message: failed, toolResults }, run.endEvent());
-  return new Emitter(run.input.emit, ignore).all(events);
+  return new Emitter(run.input.emit, ignore, run.emitter.turn).all(events);
 }

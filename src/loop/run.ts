@@ -22,6 +22,7 @@ import { initialRunState, reduceRunState, resumedRunState, type RunState } from 
 import type { ToolCallOutcome } from "../tools/tool-types.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 import { assertToolSet } from "../tools/tool-set.js";
+import type { OneAtATime } from "../rx/one-at-a-time.js";
 
 /** Input of `runAgentLoop`. */
 export interface AgentLoopRun {
@@ -61,6 +62,11 @@ export interface ValidatedLoopRun extends AgentLoopRun {
    * Observable then emits none: it only completes or errors.
    */
   deliver?: (event: AgentEvent) => void;
+  /**
+   * The turn the run's events are told in (with `emit`): the Agent calls its later listeners in
+   * it too, so none of them is called from inside its own call.
+   */
+  turn?: OneAtATime;
 }
 
 /** A run as it runs: where its turns' events go out is decided. */
@@ -145,6 +151,8 @@ export class Run {
             return emit(event);
           }
         : undefined,
+      "error",
+      input.turn,
     );
     this.steering = new QueuePoll("getSteeringMessages", config.getSteeringMessages, config.steering$, config.steeringMode);
     this.followUp = new QueuePoll("getFollowUpMessages", config.getFollowUpMessages, config.followUp$, config.followUpMode);

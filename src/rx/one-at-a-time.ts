@@ -1,5 +1,6 @@
 /**
- * `OneAtATime`: the turn to tell a value, shared by the `Values` of a run.
+ * `OneAtATime`: the turn to tell a value, shared by the `Values` of a run and by whoever calls
+ * the run's listeners later (the Agent, once a listener's promise settled).
  *
  * @module
  */
@@ -7,47 +8,51 @@ import { Observable } from "rxjs";
 import { subscribeInPlace } from "./in-place.js";
 
 /**
- * One teller at a time. A value that comes up while another is being told (from inside that
- * one's wait or delivery: a listener aborts the run, and a tool answers the abort at once) goes
- * out after it, not inside it, so every observer sees the values in the same order and no wait
- * is called from inside another.
+ * One telling at a time. A value that comes up while another is being told — from inside that
+ * one's wait or delivery: a listener aborts the run, and a tool answers the abort at once — goes
+ * out once that telling is over, not inside it, so no listener is called from inside its own
+ * call. A telling may nest (`enter` while busy): the listeners of one event, called one after
+ * another, are one telling.
  *
  * ```text
- * telling a:      [wait(a) ... next(a)]
- * b comes up:         ^ inside wait(a)
+ * telling a:      enter [wait(a) ... next(a)] exit
+ * b comes up:            ^ inside wait(a): after(b)
  * told:           a, then b
  * ```
  *
  * @example
  * ```ts
  * const turn = new OneAtATime();
- * if (!turn.take()) return turn.after(rest); // told once the value being told is out
- * tell(value);
- * turn.release();
+ * if (turn.busy) return turn.after(rest); // told once the telling in progress is over
+ * turn.enter();
+ * try { tell(value); } finally { turn.exit(); }
  * ```
  */
 export class OneAtATime {
-  private busy = false;
+  private depth = 0;
   private readonly queued: (() => void)[] = [];
 
-  /** Takes the turn; false when another teller has it (wait with `after`). */
-  take(): boolean {
-    if (this.busy) return false;
-    this.busy = true;
-    return true;
+  /** Whether a value is being told. */
+  get busy(): boolean {
+    return this.depth > 0;
   }
 
-  /** Gives the turn back: what waited for it goes on now, in the order it came up. */
-  release(): void {
-    this.busy = false;
+  /** A telling starts (or a nested part of the one in progress). */
+  enter(): void {
+    this.depth++;
+  }
+
+  /** A telling ends: once none is in progress, what waited for the turn goes on, in the order it came up. */
+  exit(): void {
+    if (--this.depth > 0) return;
     const queued = this.queued;
-    while (!this.busy && queued.length > 0) queued.shift()!();
+    while (this.depth === 0 && queued.length > 0) queued.shift()!();
   }
 
-  /** `next`, subscribed in place once the turn is free; leaving before that drops it. */
+  /** `next`, subscribed in place once no telling is in progress; leaving before that drops it. */
   after<T>(next: Observable<T>): Observable<T> {
     return new Observable<T>((subscriber) => {
-      if (!this.busy) return subscribeInPlace(next, subscriber);
+      if (this.depth === 0) return subscribeInPlace(next, subscriber);
       const go = (): void => subscribeInPlace(next, subscriber);
       this.queued.push(go);
       return () => {

@@ -20,8 +20,8 @@ export type WaitFor<T> = (item: T) => Observable<unknown> | undefined;
  * completed (its values are ignored; its error is the result's). Done in place by the loop's
  * operators: the same notifications, without a subscriber and a teardown per step. A wait that
  * completes while it is being subscribed is gone through in the same loop, so any number of
- * them takes no deeper stack. With `turn`, an item is told (its wait called, then emitted) only
- * while no other `Values` sharing `turn` tells one: else it waits for the turn.
+ * them takes no deeper stack. With `turn`, an item is told (its wait called, it is emitted, and
+ * its wait subscribed) only while nothing else is told: else it waits for the turn.
  *
  * ```text
  * new Values([a, b]):            (ab|)
@@ -51,15 +51,22 @@ export class Values<T> extends InPlace<T> {
     for (let i = this.start; i < items.length; i++) {
       if (subscriber.closed) return undefined;
       const item = items[i]!;
-      // Come up while another item is being told (from inside its wait or delivery): after it.
-      if (turn && !turn.take()) return turn.after(new Values(items, this.rest, wait, i, turn));
-      const held = wait?.(item);
-      subscriber.next(item);
-      turn?.release();
-      if (!held || subscriber.closed) continue;
-      const waiting = new HeldWait(held, subscriber);
+      if (turn) {
+        // Come up while something else is being told (from inside its wait or delivery): after it.
+        if (turn.busy) return turn.after(new Values(items, this.rest, wait, i, turn));
+        turn.enter();
+      }
+      let waiting: HeldWait | undefined;
+      try {
+        const held = wait?.(item);
+        subscriber.next(item);
+        // Subscribed in the turn: what a wait that settles at once sets off (the next listeners) is part of this telling.
+        if (held && !subscriber.closed) waiting = new HeldWait(held, subscriber);
+      } finally {
+        turn?.exit();
+      }
       // Still waiting: the rest goes on once it completes. Else it settled (its teardown ran): on here.
-      if (waiting.open) return waiting.then(new Values(items, this.rest, wait, i + 1, turn));
+      if (waiting?.open) return waiting.then(new Values(items, this.rest, wait, i + 1, turn));
     }
     // A consumer that left (or a wait that failed): `rest` is not made.
     if (subscriber.closed || !this.rest) return undefined;

@@ -104,6 +104,18 @@ describe("cancellation at every event index", () => {
       });
     }
   }
+  // The listener that aborts comes after one that waits: it is called once that one settled.
+  for (const leading of ["settles-at-once", "promise"] as const) {
+    it(`L10, A5 agent, provider paced, a listener before it ${leading === "promise" ? "returning a promise" : "returning an Observable that settles at once"}: a listener aborts at every event`, () => {
+      const base: Scenario = { ...rich("agent", 1), leadingListener: leading };
+      const total = runScenario(base).events.length;
+      expect(total).toBeGreaterThan(40);
+      for (let index = 0; index < total; index++) {
+        const { violations: found } = violations({ ...base, abortInListenerAt: index });
+        if (found.length > 0) throw new Error(`abort in the listener at event #${index} (after a ${leading} listener):\n  - ${found.join("\n  - ")}`);
+      }
+    });
+  }
 
   for (const [via, delay] of combos) {
     for (const kind of ["unsubscribe", "abort"] as const) {

@@ -8,7 +8,7 @@
  * Observables on the TestScheduler, so one scenario is one synchronous, deterministic flush.
  */
 import { getEventListeners } from "node:events";
-import { config as rxConfig, filter, map, mergeMap, NEVER, Observable, ReplaySubject, Subscriber, type Subscription, tap, throwError, timer } from "rxjs";
+import { config as rxConfig, filter, map, mergeMap, NEVER, Observable, of, ReplaySubject, Subscriber, type Subscription, tap, throwError, timer } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { Agent } from "../../src/agent/agent.js";
 import type { AgentStateSnapshot } from "../../src/agent/agent-state.js";
@@ -612,6 +612,9 @@ export function runScenario(scenario: Scenario): Trace {
             else scheduler.schedule(answer, control.approvalDelay);
           });
         }
+        const leading = scenario.leadingListener;
+        const waitsOn = new Set(["message_update", "tool_execution_update", "tool_execution_start"]);
+        if (leading) agent.subscribe((event) => (!waitsOn.has(event.type) ? undefined : leading === "promise" ? later(0, () => undefined) : of(undefined)));
         agent.subscribe((event, signal) => listen(event, signal));
         stateFeeds.push(agent.state$.subscribe((snapshot) => trace.stateSnapshots.push(snapshot)));
         stateFeeds.push(agent.events$.subscribe((event) => trace.hotEvents.push(event)));

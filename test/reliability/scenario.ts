@@ -100,6 +100,13 @@ export interface Scenario {
   cancelAtEvent?: { index: number; kind: "abort" | "unsubscribe" };
   /** Agent and loop-emit: abort from inside the listener (the waiting emit), synchronously, on the event with this index. */
   abortInListenerAt?: number;
+  /**
+   * Agent only: a listener registered before the recording one, returning on the message and
+   * tool updates and tool starts an Observable that settles while it is subscribed, or a
+   * promise-like settled later in the same frame (the recording listener is then called once it
+   * settled), and nothing on the other events.
+   */
+  leadingListener?: "settles-at-once" | "promise";
   /** User actions from inside the subscriber's `next`, on the event with this index (re-entrant). */
   eventActions?: { index: number; kind: UserAction["kind"] }[];
   /** Run control (SPEC R1–R3): approvals of `t1` calls, limits, a concurrency limit. */

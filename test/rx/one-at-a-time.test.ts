@@ -8,29 +8,42 @@ import { OneAtATime } from "../../src/rx/one-at-a-time.js";
 import { Values } from "../../src/rx/values.js";
 
 describe("OneAtATime", () => {
-  it("A5: after() subscribes at once while the turn is free, else once it is released, in the order they came up", () => {
+  it("A5: after() subscribes at once when nothing is told, else once the telling is over, in the order they came up", () => {
     const turn = new OneAtATime();
     const log: string[] = [];
     const source = (name: string) => new Observable<string>((s) => (s.next(name), s.complete()));
     turn.after(source("free")).subscribe((v) => log.push(v));
-    expect(turn.take()).toBe(true);
-    expect(turn.take()).toBe(false);
+    turn.enter();
     turn.after(source("first")).subscribe((v) => log.push(v));
     turn.after(source("second")).subscribe((v) => log.push(v));
     expect(log).toEqual(["free"]);
-    turn.release();
+    turn.exit();
     expect(log).toEqual(["free", "first", "second"]);
+    expect(turn.busy).toBe(false);
+  });
+
+  it("A5: a nested telling is part of the one in progress: what waits goes on only when the outermost ends", () => {
+    const turn = new OneAtATime();
+    const log: string[] = [];
+    turn.enter();
+    turn.enter();
+    turn.after(new Observable<string>((s) => (s.next("waited"), s.complete()))).subscribe((v) => log.push(v));
+    turn.exit();
+    expect(log).toEqual([]);
+    expect(turn.busy).toBe(true);
+    turn.exit();
+    expect(log).toEqual(["waited"]);
   });
 
   it("L10: a consumer that leaves while waiting for the turn is dropped: its source is never subscribed", () => {
     const turn = new OneAtATime();
     let subscribed = 0;
-    turn.take();
+    turn.enter();
     const waiting = turn.after(new Observable<never>(() => void subscribed++)).subscribe();
     waiting.unsubscribe();
-    turn.release();
+    turn.exit();
     expect(subscribed).toBe(0);
-    expect(turn.take()).toBe(true);
+    expect(turn.busy).toBe(false);
   });
 });
 
@@ -49,6 +62,35 @@ describe("Values sharing a turn", () => {
     const answer = new Observable<string>((subscriber) => abort.subscribe(() => new Values(["x"], undefined, wait, 0, turn).subscribe(subscriber)));
     merge(answer, new Values(["a", "b"], undefined, wait, 0, turn)).subscribe((v) => log.push(`next ${v}`));
     expect(log).toEqual(["wait a", "wait a returns", "next a", "wait x", "wait x returns", "next x", "wait b", "wait b returns", "next b"]);
+  });
+
+  it("A6: a wait that throws errors its Values and gives the turn back: the next Values is told", () => {
+    const turn = new OneAtATime();
+    const log: string[] = [];
+    new Values(["a"], undefined, () => {
+      throw new Error("wait failed");
+    }, 0, turn).subscribe({ error: (error: Error) => log.push(error.message) });
+    expect(turn.busy).toBe(false);
+    new Values(["b"], undefined, () => undefined, 0, turn).subscribe({ next: (v) => log.push(v), complete: () => log.push("done") });
+    expect(log).toEqual(["wait failed", "b", "done"]);
+  });
+
+  it("A5: an item that comes up while a wait that settles at once is subscribed waits for it (the next listeners are part of the telling)", () => {
+    const turn = new OneAtATime();
+    const log: string[] = [];
+    const abort = new Subject<void>();
+    const wait = (item: string): Observable<unknown> => {
+      log.push(`wait ${item}`);
+      // Settles while it is subscribed; a later listener, called then, aborts on "a".
+      return new Observable((subscriber) => {
+        if (item === "a") abort.next();
+        log.push(`settled ${item}`);
+        subscriber.complete();
+      });
+    };
+    const answer = new Observable<string>((subscriber) => abort.subscribe(() => new Values(["x"], undefined, wait, 0, turn).subscribe(subscriber)));
+    merge(answer, new Values(["a"], undefined, wait, 0, turn)).subscribe((v) => log.push(`next ${v}`));
+    expect(log).toEqual(["wait a", "next a", "settled a", "wait x", "next x", "settled x"]);
   });
 
   it("A5: without a turn, the same item is told from inside the other's wait (what the turn is for)", () => {
