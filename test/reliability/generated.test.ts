@@ -4,7 +4,8 @@
  * Each property draws scenarios (scripted model turns with text, thinking, 0–5 tool calls,
  * `length` / `error` / `aborted` stops and provider faults; tools that take frames, report
  * progress, throw, return errors or `terminate`, as Observables or plain values; hook decisions
- * and hook failures; steering, follow-up, abort and unsubscribe at random frames; both queue
+ * and hook failures; steering, follow-up, abort and unsubscribe at random frames, an abort from
+ * inside the listener at a random event; both queue
  * modes and both execution modes; approvals, run limits and concurrency limits) and runs each one
  * twice under `TestScheduler.run`.
  *
@@ -21,6 +22,17 @@ function cancelling(vias: Scenario["via"][]): fc.Arbitrary<Scenario> {
   return fc
     .tuple(scenarioArb(vias), fc.integer({ min: 0, max: 40 }), fc.constantFrom("abort" as const, "unsubscribe" as const))
     .map(([scenario, frame, kind]) => ({ ...scenario, actions: [...scenario.actions, { frame, kind }].sort((a, b) => a.frame - b.frame) }));
+}
+
+/**
+ * Scenarios whose listener (the waiting emit) aborts the run from inside its call at some event,
+ * the Agent's sometimes after a listener that waits (SPEC A5: it is never called from inside
+ * its own call).
+ */
+function abortingInListener(): fc.Arbitrary<Scenario> {
+  return fc
+    .tuple(scenarioArb(["loop-emit", "agent"]), fc.integer({ min: 0, max: 60 }), fc.constantFrom(undefined, "settles-at-once" as const, "promise" as const))
+    .map(([scenario, index, leading]) => ({ ...scenario, abortInListenerAt: index, ...(leading && scenario.via === "agent" ? { leadingListener: leading } : {}) }));
 }
 
 describe("generated runs keep every invariant", () => {
@@ -42,6 +54,10 @@ describe("generated runs keep every invariant", () => {
 
   it("every entry point, cancelled at a random frame: 500 runs", () => {
     checkScenarios("cancelled at a random frame", cancelling(["loop", "loop-emit", "agent"]), 500);
+  });
+
+  it("A5 L10: a listener aborts from inside its call at a random event: 400 runs", () => {
+    checkScenarios("a listener aborts", abortingInListener(), 400);
   });
 
   afterAll(() => {
