@@ -162,4 +162,33 @@ describe("run-control regressions found by the generator", () => {
       expect(ends, via).toBe(1);
     }
   });
+
+  it("R9 A5 (listener sweep, events 4 and 33): a listener that aborts is not called again from inside its own call, and every observer sees the same order", () => {
+    const slow = (frames: number, updates: number) => ({ kind: "observable" as const, frames, updates, outcome: "ok" as const });
+    for (const via of ["loop-emit", "agent"] as const) {
+      const base = scenario({
+        via,
+        providerDelay: 1,
+        turns: [
+          {
+            blocks: [{ t: "text", text: "Checking." }, { t: "call", id: "a", tool: "t0", args: "valid", behaviour: slow(3, 1) }, { t: "call", id: "b", tool: "slow", args: "valid", behaviour: slow(5, 0) }],
+            stop: "natural",
+            fault: "none",
+          },
+        ],
+      });
+      const events = clean(base).events.map((e) => e.event);
+      // The response: the abort ends it from inside the listener's call for its first update.
+      const update = events.findIndex((e) => e.type === "message_update");
+      // The batch: the abort makes the running Observable tool answer at once.
+      const progress = events.findIndex((e) => e.type === "tool_execution_update");
+      expect(update, via).toBeGreaterThan(0);
+      expect(progress, via).toBeGreaterThan(update);
+      for (const at of [update, progress]) {
+        const trace = clean({ ...base, abortInListenerAt: at });
+        expect(trace.listenerReentries, `${via} at ${at}`).toEqual([]);
+        expect(trace.cancel?.kind).toBe("abort");
+      }
+    }
+  });
 });
