@@ -47,20 +47,27 @@ describe("OneAtATime", () => {
   });
 });
 
+/**
+ * A listener on "a" aborts from inside its wait, and a parallel branch answers the abort at once
+ * with "x": `items` and that branch merged, their waits and emissions logged.
+ */
+function abortOnA(items: string[], turn: OneAtATime | undefined): string[] {
+  const log: string[] = [];
+  const abort = new Subject<void>();
+  const wait = (item: string): undefined => {
+    log.push(`wait ${item}`);
+    if (item === "a") abort.next();
+    log.push(`wait ${item} returns`);
+    return undefined;
+  };
+  const answer = new Observable<string>((subscriber) => abort.subscribe(() => new Values(["x"], undefined, wait, 0, turn).subscribe(subscriber)));
+  merge(answer, new Values(items, undefined, wait, 0, turn)).subscribe((v) => log.push(`next ${v}`));
+  return log;
+}
+
 describe("Values sharing a turn", () => {
   it("A5: an item that comes up inside another item's wait is told after that item went out", () => {
-    const turn = new OneAtATime();
-    const log: string[] = [];
-    // A listener on "a" aborts, and a parallel branch answers the abort at once with "x".
-    const abort = new Subject<void>();
-    const wait = (item: string): undefined => {
-      log.push(`wait ${item}`);
-      if (item === "a") abort.next();
-      log.push(`wait ${item} returns`);
-      return undefined;
-    };
-    const answer = new Observable<string>((subscriber) => abort.subscribe(() => new Values(["x"], undefined, wait, 0, turn).subscribe(subscriber)));
-    merge(answer, new Values(["a", "b"], undefined, wait, 0, turn)).subscribe((v) => log.push(`next ${v}`));
+    const log = abortOnA(["a", "b"], new OneAtATime());
     expect(log).toEqual(["wait a", "wait a returns", "next a", "wait x", "wait x returns", "next x", "wait b", "wait b returns", "next b"]);
   });
 
@@ -94,16 +101,7 @@ describe("Values sharing a turn", () => {
   });
 
   it("A5: without a turn, the same item is told from inside the other's wait (what the turn is for)", () => {
-    const log: string[] = [];
-    const abort = new Subject<void>();
-    const wait = (item: string): undefined => {
-      log.push(`wait ${item}`);
-      if (item === "a") abort.next();
-      log.push(`wait ${item} returns`);
-      return undefined;
-    };
-    const answer = new Observable<string>((subscriber) => abort.subscribe(() => new Values(["x"], undefined, wait).subscribe(subscriber)));
-    merge(answer, new Values(["a"], undefined, wait)).subscribe((v) => log.push(`next ${v}`));
+    const log = abortOnA(["a"], undefined);
     expect(log.slice(0, 4)).toEqual(["wait a", "wait x", "wait x returns", "next x"]);
   });
 });
