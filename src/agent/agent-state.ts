@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { initialRunState, reduceRunState, type RunState, withErrorMessage } from "../loop/run-state.js";
+import { initialRunState, reduceRunState, repeatsUpdate, type RunState, withErrorMessage } from "../loop/run-state.js";
 import type { AssistantMessage, Model, ThinkingLevel, Tool, Usage } from "../model/messages.js";
 import { emptyUsage } from "../model/assistant-message.js";
 import { addUsage, copyUsage } from "../model/usage-totals.js";
@@ -302,7 +302,7 @@ export class AgentStateStore implements AgentState {
   /** Folds one loop event into the state (before any listener sees it), with the loop's reducer. */
   reduce(event: AgentEvent): void {
     // The per-delta path: an update of the message already streaming changes only the snapshot.
-    if (event.type === "message_update" && event.message === this.run.streamingMessage) return this.touch();
+    if (repeatsUpdate(this.run, event)) return this.touch();
     this.run = reduceRunState(this.run, event);
     switch (event.type) {
       case "message_end":

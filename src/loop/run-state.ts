@@ -88,6 +88,14 @@ function role(message: AgentMessage): string | undefined {
 }
 
 /**
+ * Whether `event` is a streamed update of the message already streaming: `reduceRunState`
+ * returns `state` itself for it. The per-delta paths test this before the reducer's switch.
+ */
+export function repeatsUpdate(state: RunState, event: AgentEvent): boolean {
+  return event.type === "message_update" && event.message === state.streamingMessage;
+}
+
+/**
  * Folds one event into the state. Pure: returns a new state, or `state` itself when the event
  * changes nothing (a streamed update of the same partial message, an unknown event).
  *

@@ -18,7 +18,7 @@ import { assertRunControl, type RunControl } from "./run-control-port.js";
 import { Emitter } from "./emitter.js";
 import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type AgentTurnContext, isLoopKey } from "./loop-config.js";
 import { QueuePoll } from "./queue-poll.js";
-import { initialRunState, reduceRunState, resumedRunState, type RunState } from "./run-state.js";
+import { initialRunState, reduceRunState, repeatsUpdate, resumedRunState, type RunState } from "./run-state.js";
 import type { ToolCallOutcome } from "../tools/tool-types.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 import { assertToolSet } from "../tools/tool-set.js";
@@ -165,8 +165,7 @@ export class Run {
 
   /** Every event on its way out: the state is reduced, and `message_end` commits its message. */
   observe(event: AgentEvent): void {
-    // The per-delta path: an update of the message already streaming changes nothing.
-    if (event.type === "message_update" && event.message === this.state.streamingMessage) return;
+    if (repeatsUpdate(this.state, event)) return;
     this.state = reduceRunState(this.state, event);
     if (event.type === "message_end") this.append(event.message);
     else if (event.type === "tool_execution_end" && event.cancellation !== undefined) {
