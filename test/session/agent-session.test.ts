@@ -3,7 +3,7 @@
  * session gets back, the order of writes and listeners with a store that answers later, fencing,
  * and a whole resumed run in virtual time with the in-memory store (SPEC L12).
  */
-import { filter, map, Observable, of, delay as delayBy, type SchedulerLike } from "rxjs";
+import { filter, map, Observable, of, delay as delayBy, Subscriber, type SchedulerLike } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { Agent as CoreAgent } from "../../src/agent/agent-core.js";
@@ -16,7 +16,7 @@ import type { SessionStore } from "../../src/session/session-store.js";
 import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
 import { agentSession } from "../../src/session/agent-session.js";
 import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
-import { label, newScheduler, timerTool } from "../helpers/marbles.js";
+import { label, newScheduler, progressTool, timerTool } from "../helpers/marbles.js";
 import { userTexts } from "./scenario.js";
 import { storeWith } from "./store-contract.js";
 
@@ -348,6 +348,100 @@ function cutJournal(store: InMemorySessionStore, cut: (entry: JournalEntry) => b
   const entries = store.load("s")!.entries;
   return storeWith(entries.slice(0, entries.findIndex(cut) + 1));
 }
+
+describe("a subscriber that cancels while entries are being stored (SPEC S6, A5, L10)", () => {
+  /** The in-memory store, each append answered `frames` later on `scheduler`; `batches` gets each append's size. */
+  function slowStore(scheduler: SchedulerLike, frames: number, batches: number[]): { store: SessionStore; memory: InMemorySessionStore } {
+    const memory = new InMemorySessionStore({ now: () => scheduler.now() });
+    const store: SessionStore = {
+      load: (id) => memory.load(id),
+      acquire: (id, request) => memory.acquire(id, request),
+      release: (id, token) => memory.release(id, token),
+      list: () => memory.list(),
+      delete: (id) => memory.delete(id),
+      append: (id, entries, condition) => {
+        batches.push(entries.length);
+        return of(0).pipe(
+          delayBy(frames, scheduler),
+          map(() => memory.append(id, entries, condition)),
+        );
+      },
+    };
+    return { store, memory };
+  }
+
+  interface Outcome {
+    told: string[];
+    listened: string[];
+    seen: string[];
+    journaled: unknown;
+    state: unknown;
+    results: string[];
+    calls: string[];
+    idle: boolean;
+  }
+
+  /** Three parallel tools with progress; the `prompt$` subscriber aborts or leaves inside `next` on event `at`. */
+  function cancelAt(at: number, how: "abort" | "unsubscribe", batches: number[]): Outcome {
+    const scheduler = newScheduler();
+    const { store, memory } = slowStore(scheduler, 1, batches);
+    const replies: FauxReply[] = [{ content: [fauxToolCall("a", {}, "a1"), fauxToolCall("b", {}, "b1"), fauxToolCall("c", {}, "c1")] }, { content: "done" }];
+    const tools = [progressTool("a", 2, 1), progressTool("b", 2, 1), progressTool("c", 1, 2)];
+    const out: Outcome = { told: [], listened: [], seen: [], journaled: undefined, state: undefined, results: [], calls: [], idle: false };
+    let agent!: Agent;
+    scheduler.run(() => {
+      agent = agentOn(store, { tools, replies, scheduler });
+      agent.resume$().subscribe();
+      agent.events$.subscribe((e) => out.told.push(label(e)));
+      agent.subscribe((e) => void out.listened.push(label(e)));
+      let index = 0;
+      const subscriber: Subscriber<AgentEvent> = new Subscriber<AgentEvent>({
+        next: (e) => {
+          out.seen.push(label(e));
+          if (index++ !== at) return;
+          if (how === "abort") agent.abort();
+          else subscriber.unsubscribe();
+        },
+        error: (error: unknown) => {
+          throw error;
+        },
+        complete: () => undefined,
+      });
+      agent.prompt$("go").subscribe(subscriber);
+    });
+    out.idle = !agent.state.isStreaming;
+    out.state = JSON.parse(JSON.stringify(agent.state.messages));
+    out.journaled = JSON.parse(JSON.stringify(replayJournal(memory.load("s")!.entries).messages));
+    const messages = agent.state.messages as Message[];
+    out.results = messages.filter((m) => m.role === "toolResult").map((m) => m.toolCallId);
+    // An aborted response ends the run: its calls are not run and get no results (SPEC L6, L10).
+    out.calls = messages.flatMap((m) => (m.role === "assistant" && m.stopReason === "toolUse" ? m.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : [])) : []));
+    return out;
+  }
+
+  for (const how of ["abort", "unsubscribe"] as const) {
+    it(`S6 A5: a subscriber that calls ${how === "abort" ? "abort()" : "unsubscribe()"} inside next, at every event: events$, the listener and the subscriber see one order, the journal holds the state, every call has one result`, () => {
+      const batches: number[] = [];
+      const complete = cancelAt(-1, how, batches);
+      const events = complete.listened.length;
+      expect(complete.results).toEqual(["a1", "b1", "c1"]);
+      expect(complete.calls).toEqual(["a1", "b1", "c1"]);
+      for (let at = 0; at < events; at++) {
+        const out = cancelAt(at, how, batches);
+        const where = `${how} at ${at} (${complete.listened[at]})`;
+        expect(out.told, where).toEqual(out.listened);
+        expect(out.seen, where).toEqual(out.listened.slice(0, out.seen.length));
+        if (how === "abort") expect(out.seen.length, where).toBe(out.listened.length);
+        expect(out.journaled, where).toEqual(out.state);
+        expect(out.idle, where).toBe(true);
+        // Every call the run went on with has exactly one result, in source order (SPEC L10).
+        expect(out.results, where).toEqual(out.calls);
+      }
+      // The case in question happened: several entries confirmed by one append.
+      expect(Math.max(...batches)).toBeGreaterThanOrEqual(2);
+    });
+  }
+});
 
 describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
   it("S5: finishTurn deciding `end` is on record: cut after the batch, the resume asks the model nothing", async () => {
