@@ -122,7 +122,10 @@ export class AgentRunner {
     // With a session, the event's entry is on record first (SPEC S6): the state never shows
     // what a crash would lose.
     const written = this.recorder?.record(event);
-    if (!written) return this.tell(event, run);
+    return written ? this.tellOnceWritten(written, event, run) : this.tell(event, run);
+  }
+
+  private tellOnceWritten(written: Observable<unknown>, event: AgentEvent, run: ActiveRun): Observable<unknown> {
     return written.pipe(
       concatInPlace(() => {
         const told = this.tell(event, run);
@@ -146,6 +149,14 @@ export class AgentRunner {
     } finally {
       turn.exit();
     }
+    // Every listener returned nothing and none failed, the per-delta case; the rest is a method
+    // of its own, so this one stays small enough to inline into that path.
+    if (outcome === undefined && event.type !== "agent_end") return;
+    return this.settleTold(event, outcome);
+  }
+
+  /** What the listeners' outcome means for the run: a failure fails it, except on `agent_end` (recorded). */
+  private settleTold(event: AgentEvent, outcome: ReturnType<ListenerBarrier["notify"]>): void | Observable<unknown> {
     const settle = event.type === "agent_end" ? endFailureRecorder(this.store) : throwFailure;
     if (!isObservable(outcome)) return settle(outcome);
     return outcome.pipe(map(settle));

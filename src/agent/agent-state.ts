@@ -302,7 +302,12 @@ export class AgentStateStore implements AgentState {
   /** Folds one loop event into the state (before any listener sees it), with the loop's reducer. */
   reduce(event: AgentEvent): void {
     // The per-delta path: an update of the message already streaming changes only the snapshot.
-    if (repeatsUpdate(this.run, event)) return this.touch();
+    // The rest is a method of its own, so this one stays small enough to inline into that path.
+    if (repeatsUpdate(this.run, event)) this.touch();
+    else this.reduceChange(event);
+  }
+
+  private reduceChange(event: AgentEvent): void {
     this.run = reduceRunState(this.run, event);
     switch (event.type) {
       case "message_end":

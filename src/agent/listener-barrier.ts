@@ -57,6 +57,8 @@ export class ListenerBarrier {
   }
 }
 
+// Kept small (the rare paths are functions of their own): it runs for every event, and V8
+// inlines it into the per-delta path only while that path's inlining budget lasts.
 function notifyFrom(
   listeners: readonly AgentListener[],
   index: number,
@@ -67,34 +69,54 @@ function notifyFrom(
 ): BarrierOutcome | Observable<BarrierOutcome> {
   for (let i = index; i < listeners.length; i++) {
     // Called here, not in a closure for `maybeAsync`: this is once per listener per event.
-    let settled: unknown;
+    let returned: unknown;
     try {
       // Called as a plain function (`this` undefined), not as a method of the list.
       const listener = listeners[i]!;
-      settled = listener(event, signal);
-      // Nothing returned, the common case: nothing to settle.
-      if (settled === undefined) continue;
-      settled = settle<unknown>(settled, asFailure);
+      returned = listener(event, signal);
     } catch (error) {
-      settled = new Failure(error);
+      failed ??= new Failure(error);
+      continue;
     }
-    if (isObservable(settled)) {
-      // The rest of the listeners, once this one settled (its one value: a result or a Failure).
-      return settled.pipe(
-        concatInPlace((value) => {
-          const failedSoFar = failed ?? (value instanceof Failure ? value : undefined);
-          let rest: BarrierOutcome | Observable<BarrierOutcome>;
-          turn?.enter();
-          try {
-            rest = notifyFrom(listeners, i + 1, event, signal, failedSoFar, turn);
-          } finally {
-            turn?.exit();
-          }
-          return isObservable(rest) ? rest : just(rest);
-        }),
-      );
-    }
+    // Nothing returned, the common case: nothing to settle.
+    if (returned === undefined) continue;
+    const settled = settledListener(returned);
+    if (isObservable(settled)) return afterSettled(settled, listeners, i + 1, event, signal, failed, turn);
     if (settled instanceof Failure) failed ??= settled;
   }
   return failed;
+}
+
+/** What a listener returned, settled: a plain value, a `Failure`, or an Observable of one of them. */
+function settledListener(returned: unknown): unknown {
+  try {
+    return settle<unknown>(returned, asFailure);
+  } catch (error) {
+    return new Failure(error);
+  }
+}
+
+/** The listeners from `next` on, once the one before settled (its one value: a result or a Failure). */
+function afterSettled(
+  settled: Observable<unknown>,
+  listeners: readonly AgentListener[],
+  next: number,
+  event: AgentEvent,
+  signal: AbortSignal,
+  failed: BarrierOutcome,
+  turn: OneAtATime | undefined,
+): Observable<BarrierOutcome> {
+  return settled.pipe(
+    concatInPlace((value) => {
+      const failedSoFar = failed ?? (value instanceof Failure ? value : undefined);
+      let rest: BarrierOutcome | Observable<BarrierOutcome>;
+      turn?.enter();
+      try {
+        rest = notifyFrom(listeners, next, event, signal, failedSoFar, turn);
+      } finally {
+        turn?.exit();
+      }
+      return isObservable(rest) ? rest : just(rest);
+    }),
+  );
 }

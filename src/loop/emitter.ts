@@ -29,17 +29,16 @@ export class Emitter {
   constructor(emit: AgentEmit | undefined, onFailure: OnFailure<unknown> = "error", turn?: OneAtATime) {
     this.wait = emit
       ? (event) => {
-          // Called here, not in a closure for `maybeAsync`: this is once per event.
-          let settled: unknown;
+          // Called here, not in a closure for `maybeAsync`: this is once per event. The rest are
+          // functions of their own, so this one stays small enough to inline into the per-delta path.
+          let returned: unknown;
           try {
-            settled = emit(event);
-            // Nothing returned, the common case: nothing to settle.
-            if (settled === undefined) return undefined;
-            settled = settle(settled, onFailure);
+            returned = emit(event);
           } catch (error) {
-            settled = failedWith(error, onFailure);
+            return waitOn(failedWith(error, onFailure));
           }
-          return isObservable(settled) ? settled : undefined;
+          // Nothing returned, the common case: nothing to settle.
+          return returned === undefined ? undefined : settledWait(returned, onFailure);
         }
       : undefined;
     this.turn = emit ? (turn ?? new OneAtATime()) : undefined;
@@ -80,4 +79,19 @@ export class Emitter {
     // Known values, each after its wait: the loop's operators emit them in place.
     return new Values<AgentEvent | T>(events, next, this.wait as WaitFor<AgentEvent | T> | undefined, 0, this.turn);
   }
+}
+
+/** What `emit` returned, settled: an Observable to wait on, or nothing. */
+function settledWait(returned: unknown, onFailure: OnFailure<unknown>): Observable<unknown> | undefined {
+  let settled: unknown;
+  try {
+    settled = settle(returned, onFailure);
+  } catch (error) {
+    settled = failedWith(error, onFailure);
+  }
+  return waitOn(settled);
+}
+
+function waitOn(settled: unknown): Observable<unknown> | undefined {
+  return isObservable(settled) ? settled : undefined;
 }

@@ -165,7 +165,11 @@ export class Run {
 
   /** Every event on its way out: the state is reduced, and `message_end` commits its message. */
   observe(event: AgentEvent): void {
-    if (repeatsUpdate(this.state, event)) return;
+    // The rest is a method of its own, so this one stays small enough to inline into the per-delta path.
+    if (!repeatsUpdate(this.state, event)) this.observeChange(event);
+  }
+
+  private observeChange(event: AgentEvent): void {
     this.state = reduceRunState(this.state, event);
     if (event.type === "message_end") this.append(event.message);
     else if (event.type === "tool_execution_end" && event.cancellation !== undefined) {

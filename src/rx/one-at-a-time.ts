@@ -44,7 +44,11 @@ export class OneAtATime {
 
   /** A telling ends: once none is in progress, what waited for the turn goes on, in the order it came up. */
   exit(): void {
-    if (--this.depth > 0) return;
+    // Kept small, the queue's run a method of its own: this runs for every event told.
+    if (--this.depth === 0 && this.queued.length > 0) this.runQueued();
+  }
+
+  private runQueued(): void {
     const queued = this.queued;
     while (this.depth === 0 && queued.length > 0) queued.shift()!();
   }

@@ -81,7 +81,14 @@ export class WaitGate<T> {
     } finally {
       this.passing = false;
     }
-    if (!held || subscriber.closed) return;
+    // Holding is a method of its own, so this one stays small enough to inline into the
+    // per-delta path, where nothing holds.
+    if (held && !subscriber.closed) this.hold(held);
+  }
+
+  /** The next value waits until `held` completed. */
+  private hold(held: Observable<unknown>): void {
+    const subscriber = this.subscriber;
     // A wait that completes while being subscribed lets the caller drain, once its own teardown
     // ran; one that completes later is torn down, then the queue drains.
     let subscribing = true;

@@ -62,6 +62,22 @@ export function streamAssistantResponse(request: AssistantRequest): Observable<A
   return new Observable<AgentEvent>((subscriber) => new AssistantResponse(request, subscriber).start());
 }
 
+/** A provider event that updates the message being streamed. */
+type ContentEvent = Extract<AssistantMessageEvent, { partial: unknown }>;
+
+/** The provider events that update the message being streamed. */
+const CONTENT_EVENTS: ReadonlySet<unknown> = new Set<AssistantMessageEvent["type"]>([
+  "text_start",
+  "text_delta",
+  "text_end",
+  "thinking_start",
+  "thinking_delta",
+  "thinking_end",
+  "toolcall_start",
+  "toolcall_delta",
+  "toolcall_end",
+]);
+
 /** One response being assembled: the provider's events in, the message's lifecycle events out. */
 class AssistantResponse implements StreamFnObserver {
   private partial: AssistantMessage | undefined;
@@ -120,32 +136,33 @@ class AssistantResponse implements StreamFnObserver {
   event(event: AssistantMessageEvent): void {
     // A provider called synchronously goes on after the response ended, until `start` stops it.
     if (this.finished) return;
-    switch (event?.type) {
-      case "start":
-        if (this.partial) return this.fail(`Provider protocol violation: a second "start" event arrived.`);
-        if (!isAssistantMessage(event.partial)) return this.fail(`Provider protocol violation: "start" carried no assistant message.`);
-        this.partial = event.partial;
-        this.emit({ type: "message_start", message: this.partial });
-        return;
-      case "text_start":
-      case "text_delta":
-      case "text_end":
-      case "thinking_start":
-      case "thinking_delta":
-      case "thinking_end":
-      case "toolcall_start":
-      case "toolcall_delta":
-      case "toolcall_end": {
-        // Inline, not a method of its own: this is the per-delta path.
-        let partial = this.partial;
-        if (!partial) return this.fail(`Provider protocol violation: "${event.type}" arrived before "start".`);
-        if (isAssistantMessage(event.partial)) partial = this.partial = event.partial;
-        const update: AgentEvent = { type: "message_update", message: partial, assistantMessageEvent: event };
-        if (this.gate) this.gate.push(update);
-        else if (this.request.onUpdate) this.request.onUpdate(update);
-        else this.subscriber.next(update);
-      }
+    if (!CONTENT_EVENTS.has(event?.type)) {
+      if (event?.type === "start") this.started(event);
+      return;
     }
+    // Inline, not a method of its own: this is the per-delta path. The rare cases are methods of
+    // their own, so it stays small enough for V8 to inline what it calls.
+    let partial = this.partial;
+    if (!partial) return this.beforeStart(event);
+    // Most providers stream one partial object: checked once, when it is another one.
+    const next = (event as ContentEvent).partial;
+    if (next !== partial && isAssistantMessage(next)) partial = this.partial = next;
+    const update: AgentEvent = { type: "message_update", message: partial, assistantMessageEvent: event };
+    if (this.gate) this.gate.push(update);
+    else if (this.request.onUpdate) this.request.onUpdate(update);
+    else this.subscriber.next(update);
+  }
+
+  /** The provider's `start`: the partial message from here on. */
+  private started(event: Extract<AssistantMessageEvent, { type: "start" }>): void {
+    if (this.partial) return this.fail(`Provider protocol violation: a second "start" event arrived.`);
+    if (!isAssistantMessage(event.partial)) return this.fail(`Provider protocol violation: "start" carried no assistant message.`);
+    this.partial = event.partial;
+    this.emit({ type: "message_start", message: this.partial });
+  }
+
+  private beforeStart(event: AssistantMessageEvent): void {
+    this.fail(`Provider protocol violation: "${event.type}" arrived before "start".`);
   }
 
   /** The provider's `done` or `error` event (`observeStreamFn` calls this for no other type). */

@@ -7,11 +7,10 @@
  *
  * @module
  */
-import { Observable, type Subscription, type Unsubscribable } from "rxjs";
+import { Observable, type Observer, Subscription, type Unsubscribable } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import type { AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../model/messages.js";
 import { fromAsyncIterable, isPlainAsyncIterable } from "../rx/from-async-iterable.js";
-import { LinkedObserver } from "../rx/linked-observer.js";
 import { fromInput } from "../rx/observable-input.js";
 import { isThenable } from "../rx/maybe-async.js";
 import { ignoreOutcome, insideTestSchedulerRun, promiseInVirtualRunError, stallsVirtualRun } from "../rx/virtual-run.js";
@@ -90,17 +89,7 @@ export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmCo
       return fail(new StreamFnFailure("invalid", `The stream function returned ${describeValue(input)}, not an Observable, async iterable, array or promise of provider events.`));
     }
     // Linked before it is subscribed: stopping it stops a synchronous provider in the middle of its events.
-    const linked = new LinkedObserver<AssistantMessageEvent>({
-      // Once stopped, the linked observer is closed: it passes nothing on.
-      next: (event) => {
-        const type = (event as { type?: unknown } | null)?.type;
-        if (type !== "done" && type !== "error") return observer.event(event);
-        stop.unsubscribe();
-        observer.final(event);
-      },
-      error: (error: unknown) => fail(failureOf("errored", error)),
-      complete: () => fail(new StreamFnFailure("incomplete", `Provider stream ended without a final "done" or "error" event.`)),
-    });
+    const linked = new ProviderEvents(observer, stop, fail);
     upstream = linked;
     parent.add(linked);
     events.subscribe(linked);
@@ -166,4 +155,52 @@ export function callStreamFn(streamFn: StreamFn, model: Model, context: LlmConte
       subscriber,
     ),
   );
+}
+
+/**
+ * The provider's events, linked to the call: a class of its own, not a `LinkedObserver` with
+ * closures, because its `next` runs once per delta and a call site shared with every other
+ * linked observer cannot be inlined.
+ */
+class ProviderEvents extends Subscription implements Observer<AssistantMessageEvent> {
+  private stopped = false;
+
+  constructor(
+    private readonly observer: StreamFnObserver,
+    private readonly stop: Unsubscribable,
+    private readonly fail: (failure: StreamFnFailure) => void,
+  ) {
+    super();
+  }
+
+  next(event: AssistantMessageEvent): void {
+    // Once stopped, it is closed: it passes nothing on.
+    if (this.stopped || this.closed) return;
+    const type = (event as { type?: unknown } | null)?.type;
+    if (type !== "done" && type !== "error") this.observer.event(event);
+    else this.final(event);
+  }
+
+  private final(event: AssistantMessageEvent): void {
+    this.stop.unsubscribe();
+    this.observer.final(event);
+  }
+
+  error(error: unknown): void {
+    this.settle(() => this.fail(failureOf("errored", error)));
+  }
+
+  complete(): void {
+    this.settle(() => this.fail(new StreamFnFailure("incomplete", `Provider stream ended without a final "done" or "error" event.`)));
+  }
+
+  private settle(report: () => void): void {
+    if (this.stopped || this.closed) return;
+    this.stopped = true;
+    try {
+      report();
+    } finally {
+      this.unsubscribe();
+    }
+  }
 }
