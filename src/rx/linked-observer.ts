@@ -33,7 +33,7 @@ export interface LinkedHandlers<T> {
  * ```
  */
 export class LinkedObserver<T> extends Subscription implements Observer<T> {
-  private stopped = false;
+  protected stopped = false;
 
   constructor(private readonly handlers: LinkedHandlers<T>) {
     super();

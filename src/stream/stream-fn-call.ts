@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { Observable, type Observer, Subscription, type Unsubscribable } from "rxjs";
+import { Observable, type Subscription, type Unsubscribable } from "rxjs";
+import { type LinkedHandlers, LinkedObserver } from "../rx/linked-observer.js";
 import { describeError } from "../model/describe-error.js";
 import type { AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../model/messages.js";
 import { fromAsyncIterable, isPlainAsyncIterable } from "../rx/from-async-iterable.js";
@@ -89,7 +90,10 @@ export function observeStreamFn(streamFn: StreamFn, model: Model, context: LlmCo
       return fail(new StreamFnFailure("invalid", `The stream function returned ${describeValue(input)}, not an Observable, async iterable, array or promise of provider events.`));
     }
     // Linked before it is subscribed: stopping it stops a synchronous provider in the middle of its events.
-    const linked = new ProviderEvents(observer, stop, fail);
+    const linked = new ProviderEvents(observer, stop, {
+      error: (error: unknown) => fail(failureOf("errored", error)),
+      complete: () => fail(new StreamFnFailure("incomplete", `Provider stream ended without a final "done" or "error" event.`)),
+    });
     upstream = linked;
     parent.add(linked);
     events.subscribe(linked);
@@ -158,22 +162,20 @@ export function callStreamFn(streamFn: StreamFn, model: Model, context: LlmConte
 }
 
 /**
- * The provider's events, linked to the call: a class of its own, not a `LinkedObserver` with
- * closures, because its `next` runs once per delta and a call site shared with every other
- * linked observer cannot be inlined.
+ * The provider's events, linked to the call: `next` is a method of its own class, not a
+ * `LinkedObserver` handler, because it runs once per delta and a call site shared with every
+ * other linked observer cannot be inlined.
  */
-class ProviderEvents extends Subscription implements Observer<AssistantMessageEvent> {
-  private stopped = false;
-
+class ProviderEvents extends LinkedObserver<AssistantMessageEvent> {
   constructor(
     private readonly observer: StreamFnObserver,
     private readonly stop: Unsubscribable,
-    private readonly fail: (failure: StreamFnFailure) => void,
+    handlers: LinkedHandlers<AssistantMessageEvent>,
   ) {
-    super();
+    super(handlers);
   }
 
-  next(event: AssistantMessageEvent): void {
+  override next(event: AssistantMessageEvent): void {
     // Once stopped, it is closed: it passes nothing on.
     if (this.stopped || this.closed) return;
     const type = (event as { type?: unknown } | null)?.type;
@@ -184,23 +186,5 @@ class ProviderEvents extends Subscription implements Observer<AssistantMessageEv
   private final(event: AssistantMessageEvent): void {
     this.stop.unsubscribe();
     this.observer.final(event);
-  }
-
-  error(error: unknown): void {
-    this.settle(() => this.fail(failureOf("errored", error)));
-  }
-
-  complete(): void {
-    this.settle(() => this.fail(new StreamFnFailure("incomplete", `Provider stream ended without a final "done" or "error" event.`)));
-  }
-
-  private settle(report: () => void): void {
-    if (this.stopped || this.closed) return;
-    this.stopped = true;
-    try {
-      report();
-    } finally {
-      this.unsubscribe();
-    }
   }
 }
