@@ -149,9 +149,9 @@ export class AgentRunner {
     } finally {
       turn.exit();
     }
-    // Every listener returned nothing and none failed, the per-delta case; the rest is a method
-    // of its own, so this one stays small enough to inline into that path.
-    if (outcome === undefined && event.type !== "agent_end") return;
+    // Nothing to wait for and no failure, the per-delta case; the rest is a method of its own, so
+    // this one stays small enough to inline into that path.
+    if (outcome === undefined) return;
     return this.settleTold(event, outcome);
   }
 

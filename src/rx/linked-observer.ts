@@ -33,7 +33,7 @@ export interface LinkedHandlers<T> {
  * ```
  */
 export class LinkedObserver<T> extends Subscription implements Observer<T> {
-  protected stopped = false;
+  private stopped = false;
 
   constructor(private readonly handlers: LinkedHandlers<T>) {
     super();

@@ -44,7 +44,7 @@ export class OneAtATime {
 
   /** A telling ends: once none is in progress, what waited for the turn goes on, in the order it came up. */
   exit(): void {
-    // Kept small, the queue's run a method of its own: this runs for every event told.
+    // Kept small, with the queue's run in a method of its own: this runs for every event told.
     if (--this.depth === 0 && this.queued.length > 0) this.runQueued();
   }
 

@@ -63,10 +63,10 @@ export function streamAssistantResponse(request: AssistantRequest): Observable<A
 }
 
 /** A provider event that updates the message being streamed. */
-type ContentEvent = Extract<AssistantMessageEvent, { partial: unknown }>;
+type ContentEvent = Exclude<Extract<AssistantMessageEvent, { partial: unknown }>, { type: "start" }>;
 
 /** The provider events that update the message being streamed. */
-const CONTENT_EVENTS: ReadonlySet<unknown> = new Set<AssistantMessageEvent["type"]>([
+const CONTENT_EVENTS: ReadonlySet<ContentEvent["type"]> = new Set<ContentEvent["type"]>([
   "text_start",
   "text_delta",
   "text_end",
@@ -77,6 +77,11 @@ const CONTENT_EVENTS: ReadonlySet<unknown> = new Set<AssistantMessageEvent["type
   "toolcall_delta",
   "toolcall_end",
 ]);
+
+/** Whether `event` updates the message being streamed (`null` and unknown types do not). */
+function isContentEvent(event: AssistantMessageEvent | null | undefined): event is ContentEvent {
+  return (CONTENT_EVENTS as ReadonlySet<unknown>).has(event?.type);
+}
 
 /** One response being assembled: the provider's events in, the message's lifecycle events out. */
 class AssistantResponse implements StreamFnObserver {
@@ -136,7 +141,7 @@ class AssistantResponse implements StreamFnObserver {
   event(event: AssistantMessageEvent): void {
     // A provider called synchronously goes on after the response ended, until `start` stops it.
     if (this.finished) return;
-    if (!CONTENT_EVENTS.has(event?.type)) {
+    if (!isContentEvent(event)) {
       if (event?.type === "start") this.started(event);
       return;
     }
@@ -144,9 +149,7 @@ class AssistantResponse implements StreamFnObserver {
     // their own, so it stays small enough for V8 to inline what it calls.
     let partial = this.partial;
     if (!partial) return this.beforeStart(event);
-    // Most providers stream one partial object: checked once, when it is another one.
-    const next = (event as ContentEvent).partial;
-    if (next !== partial && isAssistantMessage(next)) partial = this.partial = next;
+    if (isAssistantMessage(event.partial)) partial = this.partial = event.partial;
     const update: AgentEvent = { type: "message_update", message: partial, assistantMessageEvent: event };
     if (this.gate) this.gate.push(update);
     else if (this.request.onUpdate) this.request.onUpdate(update);

@@ -8,10 +8,10 @@
  * @module
  */
 import { Observable, type Subscription, type Unsubscribable } from "rxjs";
-import { type LinkedHandlers, LinkedObserver } from "../rx/linked-observer.js";
 import { describeError } from "../model/describe-error.js";
 import type { AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../model/messages.js";
 import { fromAsyncIterable, isPlainAsyncIterable } from "../rx/from-async-iterable.js";
+import { type LinkedHandlers, LinkedObserver } from "../rx/linked-observer.js";
 import { fromInput } from "../rx/observable-input.js";
 import { isThenable } from "../rx/maybe-async.js";
 import { ignoreOutcome, insideTestSchedulerRun, promiseInVirtualRunError, stallsVirtualRun } from "../rx/virtual-run.js";
@@ -176,8 +176,9 @@ class ProviderEvents extends LinkedObserver<AssistantMessageEvent> {
   }
 
   override next(event: AssistantMessageEvent): void {
-    // Once stopped, it is closed: it passes nothing on.
-    if (this.stopped || this.closed) return;
+    // Closed once stopped (the call's `stop` unsubscribes it before anything is reported): it
+    // passes nothing on.
+    if (this.closed) return;
     const type = (event as { type?: unknown } | null)?.type;
     if (type !== "done" && type !== "error") this.observer.event(event);
     else this.final(event);

@@ -53,6 +53,24 @@ describe("ListenerBarrier", () => {
     expect(((outcome as Failure).error as Error).message).toBe("first");
   });
 
+  it("A6: a listener whose return value throws when it is read (a `then` getter) fails like one that throws; the next ones still see the event", () => {
+    const barrier = new ListenerBarrier();
+    const seen: string[] = [];
+    barrier.add(() => {
+      seen.push("a");
+      return {
+        get then(): never {
+          throw new Error("unreadable then");
+        },
+      } as unknown as undefined;
+    });
+    barrier.add(() => void seen.push("b"));
+    const outcome = barrier.notify(event, signal);
+    expect(seen).toEqual(["a", "b"]);
+    expect(outcome).toBeInstanceOf(Failure);
+    expect(((outcome as Failure).error as Error).message).toBe("unreadable then");
+  });
+
   it("A6: an async failure counts as well", () => {
     const barrier = new ListenerBarrier();
     newScheduler().run(({ cold, expectObservable }) => {

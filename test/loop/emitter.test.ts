@@ -53,6 +53,22 @@ describe("Emitter", () => {
     expect(called).toBe(false);
   });
 
+  it("A6: an emit whose return value throws when it is read (a `then` getter) errors the result after its event, as a throwing emit does", () => {
+    const unreadable = {
+      get then(): never {
+        throw new Error("unreadable then");
+      },
+    };
+    for (const returned of [() => unreadable, () => { throw new Error("unreadable then"); }]) {
+      let called = false;
+      newScheduler().run(({ expectObservable }) => {
+        const emitter = new Emitter(returned as unknown as () => undefined);
+        expectObservable(emitter.oneThen(start, () => ((called = true), of(1)))).toBe("(s#)", { s: start }, new Error("unreadable then"));
+      });
+      expect(called).toBe(false);
+    }
+  });
+
   it("A6: a next() that throws errors the result", () => {
     let failure: unknown;
     new Emitter(undefined)

@@ -350,8 +350,14 @@ function cutJournal(store: InMemorySessionStore, cut: (entry: JournalEntry) => b
 }
 
 describe("a subscriber that cancels while entries are being stored (SPEC S6, A5, L10)", () => {
-  /** The in-memory store, each append answered `frames` later on `scheduler`; `batches` gets each append's size. */
-  function slowStore(scheduler: SchedulerLike, frames: number, batches: number[]): { store: SessionStore; memory: InMemorySessionStore } {
+  /** What the slow store saw: each append's entry types, and how many appends are unanswered. */
+  interface StoreLog {
+    appends: string[][];
+    inFlight: number;
+  }
+
+  /** The in-memory store, each append answered `frames` later on `scheduler`. */
+  function slowStore(scheduler: SchedulerLike, frames: number, log: StoreLog): { store: SessionStore; memory: InMemorySessionStore } {
     const memory = new InMemorySessionStore({ now: () => scheduler.now() });
     const store: SessionStore = {
       load: (id) => memory.load(id),
@@ -360,10 +366,14 @@ describe("a subscriber that cancels while entries are being stored (SPEC S6, A5,
       list: () => memory.list(),
       delete: (id) => memory.delete(id),
       append: (id, entries, condition) => {
-        batches.push(entries.length);
+        log.appends.push(entries.map((e) => e.type));
+        log.inFlight++;
         return of(0).pipe(
           delayBy(frames, scheduler),
-          map(() => memory.append(id, entries, condition)),
+          map(() => {
+            log.inFlight--;
+            return memory.append(id, entries, condition);
+          }),
         );
       },
     };
@@ -374,45 +384,79 @@ describe("a subscriber that cancels while entries are being stored (SPEC S6, A5,
     told: string[];
     listened: string[];
     seen: string[];
+    /** Told events at which the state showed a message the journal did not hold yet (SPEC S6). */
+    aheadOfJournal: string[];
+    /** Appends of the run (after the session was opened), by entry types. */
+    runAppends: string[][];
+    /** An append was unanswered when the subscriber cancelled. */
+    cancelledWhileStoring: boolean;
+    completed: boolean;
+    errors: unknown[];
     journaled: unknown;
     state: unknown;
+    /** The model's last reply, "done", is in the transcript as a finished answer. */
+    answered: boolean;
     results: string[];
     calls: string[];
     idle: boolean;
   }
 
+  const replies: FauxReply[] = [{ content: [fauxToolCall("a", {}, "a1"), fauxToolCall("b", {}, "b1"), fauxToolCall("c", {}, "c1")] }, { content: "done" }];
+
   /** Three parallel tools with progress; the `prompt$` subscriber aborts or leaves inside `next` on event `at`. */
-  function cancelAt(at: number, how: "abort" | "unsubscribe", batches: number[]): Outcome {
+  function cancelAt(at: number, how: "abort" | "unsubscribe"): Outcome {
     const scheduler = newScheduler();
-    const { store, memory } = slowStore(scheduler, 1, batches);
-    const replies: FauxReply[] = [{ content: [fauxToolCall("a", {}, "a1"), fauxToolCall("b", {}, "b1"), fauxToolCall("c", {}, "c1")] }, { content: "done" }];
+    const log: StoreLog = { appends: [], inFlight: 0 };
+    const { store, memory } = slowStore(scheduler, 1, log);
     const tools = [progressTool("a", 2, 1), progressTool("b", 2, 1), progressTool("c", 1, 2)];
-    const out: Outcome = { told: [], listened: [], seen: [], journaled: undefined, state: undefined, results: [], calls: [], idle: false };
+    const out: Outcome = {
+      told: [],
+      listened: [],
+      seen: [],
+      aheadOfJournal: [],
+      runAppends: [],
+      cancelledWhileStoring: false,
+      completed: false,
+      errors: [],
+      journaled: undefined,
+      state: undefined,
+      answered: false,
+      results: [],
+      calls: [],
+      idle: false,
+    };
     let agent!: Agent;
+    let opened = 0;
     scheduler.run(() => {
       agent = agentOn(store, { tools, replies, scheduler });
-      agent.resume$().subscribe();
+      agent.resume$().subscribe({ complete: () => (opened = log.appends.length) });
       agent.events$.subscribe((e) => out.told.push(label(e)));
-      agent.subscribe((e) => void out.listened.push(label(e)));
+      agent.subscribe((e) => {
+        out.listened.push(label(e));
+        const journal = replayJournal(memory.load("s")!.entries).messages;
+        if (agent.state.messages.length > journal.length) out.aheadOfJournal.push(label(e));
+      });
       let index = 0;
       const subscriber: Subscriber<AgentEvent> = new Subscriber<AgentEvent>({
         next: (e) => {
           out.seen.push(label(e));
           if (index++ !== at) return;
+          out.cancelledWhileStoring = log.inFlight > 0;
           if (how === "abort") agent.abort();
           else subscriber.unsubscribe();
         },
-        error: (error: unknown) => {
-          throw error;
-        },
-        complete: () => undefined,
+        error: (error: unknown) => void out.errors.push(error),
+        complete: () => (out.completed = true),
       });
-      agent.prompt$("go").subscribe(subscriber);
+      // Started once the session is open, so that appends before it are the session's own.
+      scheduler.schedule(() => agent.prompt$("go").subscribe(subscriber), 2);
     });
+    out.runAppends = log.appends.slice(opened);
     out.idle = !agent.state.isStreaming;
     out.state = JSON.parse(JSON.stringify(agent.state.messages));
     out.journaled = JSON.parse(JSON.stringify(replayJournal(memory.load("s")!.entries).messages));
     const messages = agent.state.messages as Message[];
+    out.answered = messages.some((m) => m.role === "assistant" && m.stopReason === "stop" && m.content.some((block) => block.type === "text" && block.text === "done"));
     out.results = messages.filter((m) => m.role === "toolResult").map((m) => m.toolCallId);
     // An aborted response ends the run: its calls are not run and get no results (SPEC L6, L10).
     out.calls = messages.flatMap((m) => (m.role === "assistant" && m.stopReason === "toolUse" ? m.content.flatMap((block) => (block.type === "toolCall" ? [block.id] : [])) : []));
@@ -420,25 +464,41 @@ describe("a subscriber that cancels while entries are being stored (SPEC S6, A5,
   }
 
   for (const how of ["abort", "unsubscribe"] as const) {
-    it(`S6 A5: a subscriber that calls ${how === "abort" ? "abort()" : "unsubscribe()"} inside next, at every event: events$, the listener and the subscriber see one order, the journal holds the state, every call has one result`, () => {
-      const batches: number[] = [];
-      const complete = cancelAt(-1, how, batches);
+    it(`S6 A5 L10: a subscriber that calls ${how === "abort" ? "abort()" : "unsubscribe()"} inside next, at every event: the cancel takes effect; events$, the listener and the subscriber see one order; the journal is ahead of the state at every event and holds it at the end; every call has one result`, () => {
+      const complete = cancelAt(-1, how);
       const events = complete.listened.length;
+      expect(complete.seen).toEqual(complete.listened);
+      expect(complete.completed).toBe(true);
+      expect(complete.answered).toBe(true);
       expect(complete.results).toEqual(["a1", "b1", "c1"]);
       expect(complete.calls).toEqual(["a1", "b1", "c1"]);
+      // From the final answer's message_end on, there is nothing left to cancel.
+      const answeredAt = complete.listened.lastIndexOf("message_end:assistant");
+      let whileStoring = 0;
+      let batched = 0;
       for (let at = 0; at < events; at++) {
-        const out = cancelAt(at, how, batches);
+        const out = cancelAt(at, how);
         const where = `${how} at ${at} (${complete.listened[at]})`;
+        expect(out.errors, where).toEqual([]);
         expect(out.told, where).toEqual(out.listened);
         expect(out.seen, where).toEqual(out.listened.slice(0, out.seen.length));
-        if (how === "abort") expect(out.seen.length, where).toBe(out.listened.length);
+        expect(out.seen.length, where).toBe(how === "abort" ? out.listened.length : at + 1);
+        expect(out.completed, where).toBe(how === "abort");
+        expect(out.aheadOfJournal, where).toEqual([]);
         expect(out.journaled, where).toEqual(out.state);
         expect(out.idle, where).toBe(true);
+        // The cancel took effect: the run ended without the final answer (an aborted reply at most).
+        expect(out.answered, where).toBe(at >= answeredAt);
+        if (at >= answeredAt) expect(out.state, where).toEqual(complete.state);
         // Every call the run went on with has exactly one result, in source order (SPEC L10).
         expect(out.results, where).toEqual(out.calls);
+        if (out.cancelledWhileStoring) whileStoring++;
+        if (out.runAppends.some((types) => types.length >= 2)) batched++;
       }
-      // The case in question happened: several entries confirmed by one append.
-      expect(Math.max(...batches)).toBeGreaterThanOrEqual(2);
+      // The case in question happened: cancels while an append was unanswered, and appends of
+      // several run entries at once (each confirmed by one answer).
+      expect(whileStoring).toBeGreaterThan(5);
+      expect(batched).toBeGreaterThan(5);
     });
   }
 });
