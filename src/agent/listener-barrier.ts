@@ -8,7 +8,7 @@ import { isObservable, type Observable } from "rxjs";
 import { concatInPlace } from "../rx/concat-in-place.js";
 import { just } from "../rx/values.js";
 import type { AgentEvent } from "../model/types.js";
-import { asFailure, Failure, settle } from "../rx/maybe-async.js";
+import { asFailure, Failure, settleOrFail } from "../rx/maybe-async.js";
 import type { OneAtATime } from "../rx/one-at-a-time.js";
 
 /**
@@ -80,20 +80,11 @@ function notifyFrom(
     }
     // Nothing returned, the common case: nothing to settle.
     if (returned === undefined) continue;
-    const settled = settledListener(returned);
+    const settled = settleOrFail<unknown>(returned, asFailure);
     if (isObservable(settled)) return afterSettled(settled, listeners, i + 1, event, signal, failed, turn);
     if (settled instanceof Failure) failed ??= settled;
   }
   return failed;
-}
-
-/** What a listener returned, settled: a plain value, a `Failure`, or an Observable of one of them. */
-function settledListener(returned: unknown): unknown {
-  try {
-    return settle<unknown>(returned, asFailure);
-  } catch (error) {
-    return new Failure(error);
-  }
 }
 
 /** The listeners from `next` on, once the one before settled (its one value: a result or a Failure). */

@@ -8,7 +8,7 @@ import { isObservable, type Observable } from "rxjs";
 import { OneAtATime } from "../rx/one-at-a-time.js";
 import { Values, type WaitFor } from "../rx/values.js";
 import type { AgentEvent } from "../model/types.js";
-import { failedWith, type OnFailure, settle } from "../rx/maybe-async.js";
+import { failedWith, type OnFailure, settleOrFail } from "../rx/maybe-async.js";
 import type { AgentEmit } from "./loop-config.js";
 
 /**
@@ -38,7 +38,7 @@ export class Emitter {
             return waitOn(failedWith(error, onFailure));
           }
           // Nothing returned, the common case: nothing to settle.
-          return returned === undefined ? undefined : settledWait(returned, onFailure);
+          return returned === undefined ? undefined : waitOn(settleOrFail(returned, onFailure));
         }
       : undefined;
     this.turn = emit ? (turn ?? new OneAtATime()) : undefined;
@@ -81,17 +81,7 @@ export class Emitter {
   }
 }
 
-/** What `emit` returned, settled: an Observable to wait on, or nothing. */
-function settledWait(returned: unknown, onFailure: OnFailure<unknown>): Observable<unknown> | undefined {
-  let settled: unknown;
-  try {
-    settled = settle(returned, onFailure);
-  } catch (error) {
-    settled = failedWith(error, onFailure);
-  }
-  return waitOn(settled);
-}
-
+/** What `emit` came to, as the wait: an Observable to wait on, or nothing. */
 function waitOn(settled: unknown): Observable<unknown> | undefined {
   return isObservable(settled) ? settled : undefined;
 }

@@ -102,6 +102,23 @@ export function settle<T>(value: MaybeAsync<T>, onFailure: OnFailure<T>): T | Ob
 }
 
 /**
+ * {@link settle}, with a throw while the value is read (a `then` getter that throws) taken as
+ * the failure `onFailure` says, as a throwing call is.
+ *
+ * @example
+ * ```ts
+ * if (returned !== undefined) outcome = settleOrFail(returned, asFailure);
+ * ```
+ */
+export function settleOrFail<T>(value: MaybeAsync<T>, onFailure: OnFailure<T>): T | Observable<T> {
+  try {
+    return settle(value, onFailure);
+  } catch (error) {
+    return failedWith(error, onFailure);
+  }
+}
+
+/**
  * Hands a failure to `onFailure` for a settled Observable: its error, or the value it makes of
  * the error (an `onFailure` that throws errors the Observable with what it threw).
  */

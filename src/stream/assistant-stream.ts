@@ -164,6 +164,7 @@ class AssistantResponse implements StreamFnObserver {
     this.emit({ type: "message_start", message: this.partial });
   }
 
+  /** A content event before `start`: the provider broke the protocol. */
   private beforeStart(event: AssistantMessageEvent): void {
     this.fail(`Provider protocol violation: "${event.type}" arrived before "start".`);
   }

@@ -18,7 +18,7 @@ import { agentSession } from "../../src/session/agent-session.js";
 import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
 import { label, newScheduler, progressTool, timerTool } from "../helpers/marbles.js";
 import { userTexts } from "./scenario.js";
-import { storeWith } from "./store-contract.js";
+import { storeAppending, storeWith } from "./store-contract.js";
 
 const model = { id: "faux-1", api: "faux", provider: "faux" };
 const echo: AgentTool = {
@@ -272,13 +272,9 @@ describe("an Agent keeps its session (SPEC S1, S5)", () => {
 /** A store whose appends answer a tick later, recording when each was confirmed. */
 function laterStore(log: string[]): SessionStore {
   const memory = new InMemorySessionStore();
-  return {
-    load: (id) => memory.load(id),
-    acquire: (id, request) => of(memory.acquire(id, request)).pipe(delayBy(1)),
-    release: (id, token) => memory.release(id, token),
-    list: () => memory.list(),
-    delete: (id) => memory.delete(id),
-    append: (id, entries, condition) =>
+  return storeAppending(
+    memory,
+    (id, entries, condition) =>
       new Observable<number>((subscriber) => {
         const timer = setTimeout(() => {
           const seq = memory.append(id, entries, condition);
@@ -288,7 +284,8 @@ function laterStore(log: string[]): SessionStore {
         }, 2);
         return () => clearTimeout(timer);
       }),
-  };
+    (id, request) => of(memory.acquire(id, request)).pipe(delayBy(1)),
+  );
 }
 
 describe("entries are on record before anyone is told (SPEC S6)", () => {
@@ -359,24 +356,17 @@ describe("a subscriber that cancels while entries are being stored (SPEC S6, A5,
   /** The in-memory store, each append answered `frames` later on `scheduler`. */
   function slowStore(scheduler: SchedulerLike, frames: number, log: StoreLog): { store: SessionStore; memory: InMemorySessionStore } {
     const memory = new InMemorySessionStore({ now: () => scheduler.now() });
-    const store: SessionStore = {
-      load: (id) => memory.load(id),
-      acquire: (id, request) => memory.acquire(id, request),
-      release: (id, token) => memory.release(id, token),
-      list: () => memory.list(),
-      delete: (id) => memory.delete(id),
-      append: (id, entries, condition) => {
-        log.appends.push(entries.map((e) => e.type));
-        log.inFlight++;
-        return of(0).pipe(
-          delayBy(frames, scheduler),
-          map(() => {
-            log.inFlight--;
-            return memory.append(id, entries, condition);
-          }),
-        );
-      },
-    };
+    const store = storeAppending(memory, (id, entries, condition) => {
+      log.appends.push(entries.map((e) => e.type));
+      log.inFlight++;
+      return of(0).pipe(
+        delayBy(frames, scheduler),
+        map(() => {
+          log.inFlight--;
+          return memory.append(id, entries, condition);
+        }),
+      );
+    });
     return { store, memory };
   }
 

@@ -9,6 +9,7 @@ import { JournalWriter } from "../../src/session/journal-writer.js";
 import { SessionFencedError } from "../../src/session/session-errors.js";
 import type { AppendCondition, SessionStore } from "../../src/session/session-store.js";
 import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
+import { storeAppending } from "./store-contract.js";
 
 /** A store whose appends answer when the test says so, recording what overlapped. */
 function slowStore(): { store: SessionStore; answer: () => void; appends: JournalEntry[][]; maxInFlight: () => number } {
@@ -17,14 +18,9 @@ function slowStore(): { store: SessionStore; answer: () => void; appends: Journa
   const appends: JournalEntry[][] = [];
   let inFlight = 0;
   let max = 0;
-  const store: SessionStore = {
-    ...memory,
-    load: (id) => memory.load(id),
-    acquire: (id, request) => memory.acquire(id, request),
-    release: (id, token) => memory.release(id, token),
-    list: () => memory.list(),
-    delete: (id) => memory.delete(id),
-    append: (id: string, entries: readonly JournalEntry[], condition: AppendCondition) =>
+  const store = storeAppending(
+    memory,
+    (id: string, entries: readonly JournalEntry[], condition: AppendCondition) =>
       new Observable<number>((subscriber) => {
         inFlight++;
         max = Math.max(max, inFlight);
@@ -41,7 +37,7 @@ function slowStore(): { store: SessionStore; answer: () => void; appends: Journa
           }
         });
       }),
-  };
+  );
   return { store, answer: () => pending.shift()!.next(0), appends, maxInFlight: () => max };
 }
 

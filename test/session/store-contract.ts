@@ -42,6 +42,25 @@ export function storeWith(entries: readonly JournalEntry[], options: Constructor
   return store;
 }
 
+/**
+ * `memory` as a `SessionStore` whose `append` (and, when given, `acquire`) is the test's own:
+ * a store that answers later, counts what is in flight, or logs what it confirmed.
+ */
+export function storeAppending(
+  memory: InMemorySessionStore,
+  append: SessionStore["append"],
+  acquire: SessionStore["acquire"] = (id, request) => memory.acquire(id, request),
+): SessionStore {
+  return {
+    load: (id) => memory.load(id),
+    acquire,
+    release: (id, token) => memory.release(id, token),
+    list: () => memory.list(),
+    delete: (id) => memory.delete(id),
+    append,
+  };
+}
+
 export const created = (sessionId: string, at = 1): JournalEntry => ({ v: JOURNAL_VERSION, seq: 1, at, type: "created", sessionId });
 export const userEntry = (seq: number, text: string): JournalEntry => ({ v: JOURNAL_VERSION, seq, at: seq, type: "message", message: { role: "user", content: text, timestamp: seq } });
 
