@@ -379,6 +379,27 @@ describe("M4 L5: the events between start and the final one", () => {
     expect(events.at(-1)).toEqual({ type: "message_end", message: reply });
   });
 
+  it("L5: each of the nine content event types is an update, in the provider's order; start, done and other types are not", () => {
+    const partial = assistantMessage([]);
+    const call = { type: "toolCall" as const, id: "c1", name: "echo", arguments: { i: 1 } };
+    const content: AssistantMessageEvent[] = [
+      { type: "thinking_start", contentIndex: 0, partial },
+      { type: "thinking_delta", contentIndex: 0, delta: "hm", partial },
+      { type: "thinking_end", contentIndex: 0, content: "hm", partial },
+      { type: "text_start", contentIndex: 1, partial },
+      { type: "text_delta", contentIndex: 1, delta: "a", partial },
+      { type: "text_end", contentIndex: 1, content: "a", partial },
+      { type: "toolcall_start", contentIndex: 2, partial },
+      { type: "toolcall_delta", contentIndex: 2, delta: '{"i":1}', partial },
+      { type: "toolcall_end", contentIndex: 2, toolCall: call, partial },
+    ];
+    const others = [{ type: "text_deltas", partial }, { type: "delta", partial }, { type: "", partial }] as unknown as AssistantMessageEvent[];
+    const events = respond(() => [{ type: "start", partial }, ...others, ...content, ...others, { type: "done", reason: "stop", message: reply }]);
+    const updates = events.filter((e): e is Extract<AgentEvent, { type: "message_update" }> => e.type === "message_update");
+    expect(updates.map((u) => u.assistantMessageEvent)).toEqual(content);
+    expect(events.map((e) => e.type)).toEqual(["message_start", ...content.map(() => "message_update"), "message_end"]);
+  });
+
   it("L5: with onUpdate and nothing to wait on, updates take the short path and only start and end come out", () => {
     const short: AgentEvent[] = [];
     const out: AgentEvent[] = [];
