@@ -82,9 +82,8 @@ function isContentEvent(event: AssistantMessageEvent | null | undefined): event 
     case "toolcall_start":
     case "toolcall_end":
       return true;
-    default:
-      return false;
   }
+  return false;
 }
 
 /** One response being assembled: the provider's events in, the message's lifecycle events out. */
