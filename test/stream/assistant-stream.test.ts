@@ -379,7 +379,7 @@ describe("M4 L5: the events between start and the final one", () => {
     expect(events.at(-1)).toEqual({ type: "message_end", message: reply });
   });
 
-  it("L5: each of the nine content event types is an update, in the provider's order; start, done and other types are not", () => {
+  it("M4 L5: each of the nine content event types is an update of the one partial, in the provider's order; start and other types are not", () => {
     const partial = assistantMessage([]);
     const call = { type: "toolCall" as const, id: "c1", name: "echo", arguments: { i: 1 } };
     const content: AssistantMessageEvent[] = [
@@ -393,10 +393,11 @@ describe("M4 L5: the events between start and the final one", () => {
       { type: "toolcall_delta", contentIndex: 2, delta: '{"i":1}', partial },
       { type: "toolcall_end", contentIndex: 2, toolCall: call, partial },
     ];
-    const others = [{ type: "text_deltas", partial }, { type: "delta", partial }, { type: "", partial }] as unknown as AssistantMessageEvent[];
+    const others = ["text_deltas", "delta", "", "image_delta", "response_start"].map((type) => ({ type, partial })) as unknown as AssistantMessageEvent[];
     const events = respond(() => [{ type: "start", partial }, ...others, ...content, ...others, { type: "done", reason: "stop", message: reply }]);
     const updates = events.filter((e): e is Extract<AgentEvent, { type: "message_update" }> => e.type === "message_update");
     expect(updates.map((u) => u.assistantMessageEvent)).toEqual(content);
+    expect(updates.every((u) => u.message === partial)).toBe(true);
     expect(events.map((e) => e.type)).toEqual(["message_start", ...content.map(() => "message_update"), "message_end"]);
   });
 
