@@ -8,6 +8,7 @@
  */
 import { Observable, type Subscriber, type TeardownLogic, type Unsubscribable } from "rxjs";
 import { normalizedFailureMessage } from "../model/assistant-message.js";
+import { boundToolCalls } from "../model/tool-call-bounds.js";
 import type { AssistantMessage, AssistantMessageEvent, Message, Model, StreamFn, StreamOptions } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import { observeStreamFn, type StreamFnFailure, type StreamFnObserver } from "./stream-fn-call.js";
@@ -199,9 +200,11 @@ class AssistantResponse implements StreamFnObserver {
     this.end(normalizedFailureMessage(request.model, errorMessage, signal.aborted ? "aborted" : "error", request.now(), this.partial));
   }
 
-  private end(message: AssistantMessage): void {
+  private end(final: AssistantMessage): void {
     if (this.finished) return;
     this.finished = true;
+    // Before anything clones, sends or journals the message: over-deep arguments would overflow them all.
+    const message = boundToolCalls(final);
     this.signal.removeEventListener("abort", this.onAbort);
     this.provider?.unsubscribe();
     if (!this.partial) this.emit({ type: "message_start", message });

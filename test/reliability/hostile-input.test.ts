@@ -1,5 +1,5 @@
 /**
- * hostile input: one test per row of the table in docs/reliability.md (H1–H24). Each
+ * hostile input: one test per row of the table in docs/reliability.md (H1–H26). Each
  * row's outcome is defined there; every run here also keeps the bracket and message invariants.
  */
 import { config, fromEvent, NEVER, Observable, takeUntil } from "rxjs";
@@ -117,6 +117,41 @@ describe("hostile input, one test per row of docs/reliability.md", () => {
     expect(b!.isError).toBe(true);
     expect(textOf(b).length).toBeLessThan(4000);
     expect(textOf(b)).toMatch(/more characters/);
+  });
+
+  it("H25 arguments nested 100 000 deep: an argument error with `{}` before anything clones or journals them; the transcript stays serialisable and the next request goes out", () => {
+    let deep: unknown = { n: 1 };
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    const { tool: t, calls } = counting("t", { type: "object" });
+    const message = assistantMessage([call(deep as Record<string, unknown>), call({ n: 2 }, "b")], "toolUse");
+    const sent: Message[][] = [];
+    const events = run((_m, context) => {
+      sent.push(context.messages);
+      return protocolEvents(sent.length === 1 ? message : assistantMessage("done"));
+    }, [t]);
+    const [a, b] = results(events);
+    expect(a!.isError).toBe(true);
+    expect(textOf(a)).toBe('Invalid arguments for tool "t": Tool call arguments nest deeper than 64 levels.');
+    expect(b!.isError).toBe(false);
+    expect(calls).toEqual([{ n: 2 }]);
+    const committedCall = committed(events).flatMap((m) => ((m as Message).role === "assistant" ? (m as AssistantMessage).content : [])).find((c) => c.type === "toolCall") as ToolCall;
+    expect(committedCall.arguments).toEqual({});
+    // The second request carries the whole transcript, and it serialises.
+    expect(sent.length).toBe(2);
+    expect(() => JSON.stringify(sent[1])).not.toThrow();
+    expect(() => structuredClone(committed(events))).not.toThrow();
+  });
+
+  it("H26 arguments larger than 4 MiB (one 5 MB string, or 100 000 strings of 50 characters): an argument error with `{}`; the tool does not run", () => {
+    const wide = Array.from({ length: 100_000 }, () => "y".repeat(50));
+    const { tool: t, calls } = counting("t", { type: "object" });
+    const message = assistantMessage([call({ note: "x".repeat(5 * 1024 * 1024) }), call({ list: wide }, "b")], "toolUse");
+    let requests = 0;
+    const events = run(() => protocolEvents(requests++ === 0 ? message : assistantMessage("done")), [t]);
+    const [a, b] = results(events);
+    expect(textOf(a)).toBe('Invalid arguments for tool "t": Tool call arguments are larger than 4194304 characters.');
+    expect(textOf(b)).toBe(textOf(a));
+    expect(calls).toEqual([]);
   });
 
   // ── tools ──────────────────────────────────────────────────────────────────
