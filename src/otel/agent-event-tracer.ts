@@ -7,7 +7,8 @@
  */
 import { diag } from "@opentelemetry/api";
 import type { AgentEvent } from "../model/types.js";
-import { type RunClosure, RunTrace } from "./run-trace.js";
+import { RunTrace } from "./run-trace.js";
+import type { RunClosure } from "./span-failure.js";
 import type { TracingSettings } from "./tracing-options.js";
 
 /**

@@ -35,6 +35,7 @@ export const ATTR = {
   inputMessages: "gen_ai.input.messages",
   outputMessages: "gen_ai.output.messages",
   errorType: "error.type",
+  httpStatusCode: "http.response.status_code",
   serverAddress: "server.address",
   serverPort: "server.port",
   /** rxagent's own: the 1-based turn of the run a chat or tool span belongs to. */

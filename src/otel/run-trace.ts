@@ -8,25 +8,16 @@
  * @internal
  * @module
  */
-import { type Attributes, type Context, context as contextApi, type HrTime, type Link, type Span, type SpanContext, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { AssistantMessage, Usage } from "../model/messages.js";
+import { type Attributes, type Context, context as contextApi, type HrTime, type Link, type Span, type SpanContext, SpanKind, trace } from "@opentelemetry/api";
+import type { AssistantMessage } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
-import { describeError } from "../model/describe-error.js";
-import { ATTR, ERROR_TYPE, finishReason, OPERATION, providerName, serverOf } from "./attributes.js";
+import { redactSecrets } from "../model/redact-secrets.js";
+import { ATTR, ERROR_TYPE, OPERATION, providerName, serverOf } from "./attributes.js";
 import { inputMessagesJson, outputMessagesJson, resultText, safeJson } from "./content.js";
 import { toHrTime } from "./span-clock.js";
+import { answerAttributes, usageAttributes } from "./answer-attributes.js";
+import { answerStatus, closureStatus, fail, recordRunException, type RunClosure } from "./span-failure.js";
 import type { TracedModel, TracingSettings } from "./tracing-options.js";
-
-/** How the open spans of a run end when the run did not reach `agent_end`. */
-export type RunClosure =
-  /** Unsubscribed, or the event stream ended, first (SPEC L10 hard cancel). */
-  | { kind: "cancelled" }
-  /** The event stream errored. */
-  | { kind: "error"; error: unknown }
-  /** Tracing stopped (a listener removed), the run may go on. */
-  | { kind: "stopped" }
-  /** Tracing itself failed (a tracer, exporter or option reader threw); the run goes on, untraced. */
-  | { kind: "failed"; error: unknown };
 
 type ToolStart = Extract<AgentEvent, { type: "tool_execution_start" }>;
 type ToolEnd = Extract<AgentEvent, { type: "tool_execution_end" }>;
@@ -34,51 +25,6 @@ type AgentEnd = Extract<AgentEvent, { type: "agent_end" }>;
 
 function isAssistant(message: AgentMessage): message is AssistantMessage {
   return (message as { role?: string }).role === "assistant";
-}
-
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
-}
-
-/** The usage attributes of one answer (the conventions count cached input in the input). */
-function usageAttributes(attributes: Attributes, input: number, output: number, cacheRead: number, cacheWrite: number): void {
-  attributes[ATTR.inputTokens] = input + cacheRead + cacheWrite;
-  attributes[ATTR.outputTokens] = output;
-  if (cacheRead > 0) attributes[ATTR.cacheReadTokens] = cacheRead;
-  if (cacheWrite > 0) attributes[ATTR.cacheCreationTokens] = cacheWrite;
-}
-
-/** Marks a span failed, the conventions' way: status ERROR with a description, and `error.type`. */
-function fail(span: Span, errorType: string, description: string): void {
-  span.setAttribute(ATTR.errorType, errorType);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: description });
-}
-
-/** How a span still open when its run is closed early ends (see {@link RunClosure}). */
-function closureStatus(span: Span, closure: RunClosure): void {
-  switch (closure.kind) {
-    case "cancelled":
-      fail(span, ERROR_TYPE.cancelled, "The run was cancelled (unsubscribed) before agent_end");
-      return;
-    case "error":
-      fail(span, closure.error instanceof Error ? closure.error.name || "Error" : "_OTHER", describeError(closure.error));
-      return;
-    case "stopped":
-      span.setAttribute(ATTR.tracingStopped, true);
-      return;
-    case "failed":
-      // The run did not fail, its tracing did: said so, so the span is not read as the run's error.
-      span.setAttribute(ATTR.tracingStopped, true);
-      fail(span, ERROR_TYPE.tracing, `Tracing this run failed: ${describeError(closure.error)}`);
-      return;
-  }
-}
-
-/** The model that served an answer: what the provider reported (`responseModel`), else the message's `model`. */
-function responseModelOf(message: AssistantMessage): string | undefined {
-  const served = (message as { responseModel?: unknown }).responseModel;
-  if (typeof served === "string" && served !== "") return served;
-  return message.model || undefined;
 }
 
 /** The spans of one run; its events arrive through {@link RunTrace.observe}. */
@@ -114,7 +60,7 @@ export class RunTrace {
       // A reader that threw (`history`): the span is open, so end it before the failure is reported (SPEC O4).
       // Each step on its own; should they fail too, the first failure is the one to report.
       try {
-        closureStatus(span, { kind: "failed", error });
+        closureStatus(span, { kind: "failed", error }, settings.capture);
       } catch {}
       try {
         span.end(toHrTime(startTime));
@@ -210,7 +156,7 @@ export class RunTrace {
     let time: HrTime | undefined;
     attempt(() => (time = toHrTime(this.settings.now())));
     const finish = (span: Span): void => {
-      attempt(() => closureStatus(span, closure));
+      attempt(() => closureStatus(span, closure, this.transcript !== undefined));
       attempt(() => span.end(time));
     };
     for (const span of this.tools.values()) finish(span);
@@ -219,7 +165,7 @@ export class RunTrace {
     this.chat = undefined;
     if (closure.kind === "error") {
       const error = closure.error;
-      attempt(() => this.span.recordException(error instanceof Error ? error : describeError(error), time));
+      attempt(() => recordRunException(this.span, error, this.transcript !== undefined, time));
     }
     attempt(() => this.usageOnRun());
     finish(this.span);
@@ -266,35 +212,20 @@ export class RunTrace {
   private endChat(message: AssistantMessage): void {
     const span = this.chat;
     if (!span) return;
-    const usage: Partial<Usage> = message.usage ?? {};
-    const input = count(usage.input);
-    const output = count(usage.output);
-    const cacheRead = count(usage.cacheRead);
-    const cacheWrite = count(usage.cacheWrite);
+    const { attributes, input, output, cacheRead, cacheWrite } = answerAttributes(message);
     this.inputTokens += input;
     this.outputTokens += output;
     this.cacheRead += cacheRead;
     this.cacheWrite += cacheWrite;
     this.answers++;
     this.last = message;
-    const attributes: Attributes = { [ATTR.finishReasons]: [finishReason(message.stopReason)] };
-    const served = responseModelOf(message);
-    if (served) attributes[ATTR.responseModel] = served;
-    if (message.responseId) attributes[ATTR.responseId] = message.responseId;
-    usageAttributes(attributes, input, output, cacheRead, cacheWrite);
     if (this.transcript) attributes[ATTR.outputMessages] = outputMessagesJson(message);
     span.setAttributes(attributes);
-    this.answerStatus(span, message);
+    answerStatus(span, message, this.transcript !== undefined);
     span.end(toHrTime(this.settings.now()));
     // Let go of the span only once it ended: should anything above throw, closing the run still finds it (SPEC O4).
     this.chat = undefined;
     this.lastChat = span.spanContext();
-  }
-
-  /** An `error` answer failed its span; an `aborted` one was stopped (the conventions count a cancelled operation as failed). */
-  private answerStatus(span: Span, message: AssistantMessage): void {
-    if (message.stopReason === "error") fail(span, ERROR_TYPE.provider, message.errorMessage || "The model request failed");
-    else if (message.stopReason === "aborted") fail(span, ERROR_TYPE.aborted, message.errorMessage || "The run was aborted");
   }
 
   private startTool(event: ToolStart): void {
@@ -326,7 +257,7 @@ export class RunTrace {
     if (event.isError) {
       const aborted = cancellation === "not_started" || cancellation === "stopped";
       // The error text may quote the arguments: content, so only with `captureContent`.
-      const description = this.transcript ? resultText(event.result) : "The tool call ended with an error result";
+      const description = this.transcript ? redactSecrets(resultText(event.result)) : "The tool call ended with an error result";
       fail(span, aborted ? ERROR_TYPE.aborted : ERROR_TYPE.tool, description);
     } else if (this.transcript) {
       span.setAttribute(ATTR.toolCallResult, resultText(event.result));
@@ -346,7 +277,7 @@ export class RunTrace {
     this.usageOnRun();
     const limit = (event as { limit?: { limit?: unknown } }).limit;
     if (limit && typeof limit.limit === "string") span.setAttribute(ATTR.limit, limit.limit);
-    if (this.last) this.answerStatus(span, this.last);
+    if (this.last) answerStatus(span, this.last, this.transcript !== undefined);
     if (this.transcript) {
       const prompts = this.transcript.slice(this.runFrom, this.firstAnswerAt < 0 ? undefined : this.firstAnswerAt);
       span.setAttribute(ATTR.inputMessages, inputMessagesJson(prompts));

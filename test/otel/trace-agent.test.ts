@@ -11,6 +11,8 @@ import { agentLoop, type AgentEvent, type AgentTool, type Model } from "../../sr
 import { emptyUsage } from "../../src/model/assistant-message.js";
 import type { AssistantMessage, AssistantMessageEvent, StreamFn } from "../../src/model/messages.js";
 import { traceAgent } from "../../src/otel/index.js";
+import { recordProviderFailure } from "../../src/providers/shared/provider-failure.js";
+import { assistantMessage, model } from "../helpers/fixtures.js";
 import { fauxProvider, fauxText, fauxToolCall } from "../../src/testing/index.js";
 import { attributeKeys, delayedTool, instantTool, only, recorder, textResult, tree, user, when } from "./support.js";
 
@@ -237,18 +239,38 @@ describe("traceAgent: spans of a run", () => {
 });
 
 describe("traceAgent: failures, aborts and cancellation end every span", () => {
-  it("(SPEC O4) a provider error fails the chat span and the run span (error.type provider_error)", () => {
-    const { provider, spans, open } = recorder();
-    const faux = fauxProvider([{ content: [], stopReason: "error", errorMessage: "HTTP 500: upstream down" }]);
-    agentLoop([user("go")], { messages: [] }, { model: faux.model }, undefined, faux).pipe(traceAgent({ tracerProvider: provider })).subscribe();
-    const all = spans();
-    expect(tree(all)).toEqual(["invoke_agent", "  chat faux-1"]);
-    for (const span of all) {
-      expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: "HTTP 500: upstream down" });
-      expect(span.attributes["error.type"]).toBe("provider_error");
+  it("(SPEC O4, O2) a provider error fails the chat span and the run span (error.type provider_error); its text is content, recorded only on opt-in", () => {
+    for (const captureContent of [false, true]) {
+      const { provider, spans, open } = recorder();
+      const faux = fauxProvider([{ content: [], stopReason: "error", errorMessage: "HTTP 500: upstream down" }]);
+      agentLoop([user("go")], { messages: [] }, { model: faux.model }, undefined, faux).pipe(traceAgent({ tracerProvider: provider, captureContent })).subscribe();
+      const all = spans();
+      expect(tree(all)).toEqual(["invoke_agent", "  chat faux-1"]);
+      for (const span of all) {
+        expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: captureContent ? "HTTP 500: upstream down" : "The model request failed" });
+        expect(span.attributes["error.type"]).toBe("provider_error");
+      }
+      expect(only(all, "chat faux-1").attributes["gen_ai.response.finish_reasons"]).toEqual(["error"]);
+      expect(open()).toEqual([]);
     }
-    expect(only(all, "chat faux-1").attributes["gen_ai.response.finish_reasons"]).toEqual(["error"]);
-    expect(open()).toEqual([]);
+  });
+
+  it("(SPEC O2) an upstream that echoes the key: without captureContent the span has the kind and HTTP status only; with it, the text without the key", () => {
+    const key = "sk-proj-0123456789abcdefghij";
+    const failing: StreamFn = () => {
+      const error: AssistantMessage = { ...assistantMessage([], "error"), errorMessage: `HTTP 401 Unauthorized: Incorrect API key provided: ${key}. Sent Bearer ${key}` };
+      recordProviderFailure(error, { kind: "http", status: 401, retryable: false });
+      return [{ type: "start", partial: { ...error, stopReason: "stop" } }, { type: "error", reason: "error", error }] as AssistantMessageEvent[];
+    };
+    for (const captureContent of [false, true]) {
+      const { provider, spans } = recorder();
+      agentLoop([user("go")], { messages: [] }, { model }, undefined, failing).pipe(traceAgent({ tracerProvider: provider, captureContent })).subscribe();
+      const all = spans();
+      expect(JSON.stringify(all.map((s) => [s.status, s.attributes, s.events]))).not.toContain(key);
+      const chat = all.find((s) => s.name.startsWith("chat"))!;
+      expect(chat.attributes["http.response.status_code"]).toBe(401);
+      expect(chat.status.message).toBe(captureContent ? "HTTP 401 Unauthorized: Incorrect API key provided: [redacted]. Sent Bearer [redacted]" : "The model request failed (HTTP 401)");
+    }
   });
 
   it("(SPEC O4) a provider that throws still yields one failed chat span (SPEC M4)", () => {
@@ -257,7 +279,8 @@ describe("traceAgent: failures, aborts and cancellation end every span", () => {
     agentLoop([user("go")], { messages: [] }, { model: faux.model }, undefined, faux).pipe(traceAgent({ tracerProvider: provider })).subscribe();
     const chat = only(spans(), "chat faux-1");
     expect(chat.status.code).toBe(SpanStatusCode.ERROR);
-    expect(chat.status.message).toContain("scripted throw");
+    // The thrown text is content (SPEC O2): without captureContent the span says only that it failed.
+    expect(chat.status.message).toBe("The model request failed");
     expect(chat.attributes["error.type"]).toBe("provider_error");
   });
 
@@ -364,8 +387,10 @@ describe("traceAgent: failures, aborts and cancellation end every span", () => {
     broken.pipe(traceAgent({ tracerProvider: provider })).subscribe({ error: () => undefined });
     const run = only(spans(), "invoke_agent");
     expect(run.attributes["error.type"]).toBe("TypeError");
-    expect(run.status).toEqual({ code: SpanStatusCode.ERROR, message: "the event source broke" });
+    // The error's text is content (SPEC O2): without captureContent, its name only.
+    expect(run.status).toEqual({ code: SpanStatusCode.ERROR, message: "TypeError" });
     expect(run.events.map((e) => e.name)).toEqual(["exception"]);
+    expect(JSON.stringify(run.events)).not.toContain("the event source broke");
 
     agentLoop([user("go")], { messages: [] }, { model: faux.model }, undefined, faux).pipe(traceAgent({ tracerProvider: provider }), take(3)).subscribe();
     expect(open()).toEqual([]);
@@ -397,7 +422,7 @@ describe("traceAgent: failures, aborts and cancellation end every span", () => {
     expect(tree(spans())).toEqual(["invoke_agent", "  chat faux-1"]);
     const run = only(spans(), "invoke_agent");
     expect(run.attributes).toMatchObject({ "error.type": "tracing_error", "rxagent.tracing_stopped": true });
-    expect(run.status).toEqual({ code: SpanStatusCode.ERROR, message: "Tracing this run failed: the tool registry is gone" });
+    expect(run.status).toEqual({ code: SpanStatusCode.ERROR, message: "Tracing this run failed: Error" });
     expect(only(spans(), "chat faux-1").status.code).toBe(SpanStatusCode.UNSET);
   });
 
