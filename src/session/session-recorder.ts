@@ -30,6 +30,12 @@ export class SessionRecorder {
   private readonly queued: Record<JournalQueue, Map<AgentMessage, Origin[]>> = { steering: new Map(), followUp: new Map() };
   /** Messages a poll took that are not committed yet, in the order taken. */
   private taken: { message: AgentMessage; origin: Origin }[] = [];
+  /**
+   * Seq of the last entry the app caused between events (`steer()`, `followUp()`, a clear, an
+   * abort, a replaced transcript): the next event is told only once it is durable, so nothing
+   * shown after the call returned can outlive its entry in a crash.
+   */
+  private barrier = 0;
 
   constructor(
     readonly writer: JournalWriter,
@@ -44,6 +50,7 @@ export class SessionRecorder {
 
   enqueued(queue: JournalQueue, message: AgentMessage): void {
     void this.writer.write({ v, seq: 0, type: "queued", at: this.now(), queue, message });
+    this.barrier = this.writer.seq;
     this.remember(message, { queue, seq: this.writer.seq });
   }
 
@@ -61,12 +68,15 @@ export class SessionRecorder {
 
   cleared(queue: JournalQueue, messages: readonly AgentMessage[]): void {
     const entries = this.forget(queue, messages);
-    if (entries.length > 0) void this.writer.write({ v, seq: 0, type: "cleared", at: this.now(), queue, entries });
+    if (entries.length === 0) return;
+    void this.writer.write({ v, seq: 0, type: "cleared", at: this.now(), queue, entries });
+    this.barrier = this.writer.seq;
   }
 
   /** The transcript was replaced as a whole; `reset`: by `reset()`, which also forgets the last error. */
   replaced(messages: readonly AgentMessage[], reset = false): void {
     void this.writer.write(reset ? { v, seq: 0, type: "transcript", at: this.now(), messages, reset: true } : { v, seq: 0, type: "transcript", at: this.now(), messages });
+    this.barrier = this.writer.seq;
   }
 
   /**
@@ -98,7 +108,9 @@ export class SessionRecorder {
         return this.writer.write(entry);
       }
       default:
-        return undefined;
+        // No entry of its own: still told only after what the app queued or cleared before it
+        // (undefined, nothing allocated, when that is durable already).
+        return this.writer.whenDurable(this.barrier);
     }
   }
 
@@ -106,6 +118,7 @@ export class SessionRecorder {
   /** The run was told to stop (`abort()`, `finishTurn` → `end`): a resume must not continue it. */
   stopping(reason: "aborted" | "ended"): void {
     void this.writer.write({ v, seq: 0, type: "run_stopping", at: this.now(), reason });
+    this.barrier = this.writer.seq;
   }
 
   /** The run settled: it and its error are journaled. */

@@ -50,8 +50,8 @@ function runChild(args: string[]): Promise<Exit> {
   });
 }
 
-/** A kill point: an event index, or right after a side effect. */
-type KillPoint = { at: number } | { afterEffect: string };
+/** A kill point: an event index, right after a side effect, or the event after a `steer()` at an event index. */
+type KillPoint = { at: number } | { afterEffect: string } | { steerAt: number };
 
 interface CaseResult {
   point: string;
@@ -73,10 +73,10 @@ async function crashAndResume(point: KillPoint, index: number, resumeKillAt?: nu
   const dir = join(root, `case-${index}`);
   const effects = join(dir, "effects");
   mkdirSync(dir, { recursive: true });
-  const name = "at" in point ? `event ${point.at}` : `after the effect of ${point.afterEffect}`;
+  const name = "at" in point ? `event ${point.at}` : "steerAt" in point ? `the event after a steer() at event ${point.steerAt}` : `after the effect of ${point.afterEffect}`;
   const where = resumeKillAt === undefined ? name : `${name}, then the resume at event ${resumeKillAt}`;
   const v: string[] = [];
-  const kill = "at" in point ? ["--kill-at", String(point.at)] : ["--kill-after-effect", point.afterEffect];
+  const kill = "at" in point ? ["--kill-at", String(point.at)] : "steerAt" in point ? ["--steer-at", String(point.steerAt)] : ["--kill-after-effect", point.afterEffect];
   const extra = backend.args(index);
   const fresh = await runChild(["--dir", dir, "--effects", effects, "--mode", "fresh", ...kill, ...extra]);
   if (fresh.signal !== "SIGKILL") v.push(`${where}: the first process was not killed (code ${fresh.code}, ${fresh.stdout.trim()} ${fresh.stderr.slice(0, 200)})`);
@@ -103,6 +103,12 @@ async function crashAndResume(point: KillPoint, index: number, resumeKillAt?: nu
     const expected = queued.includes(text) ? 1 : 0;
     const got = texts.filter((t) => t === text).length;
     if (got !== expected) v.push(`${where}: ${text} delivered ${got} times (queued: ${expected})`);
+  }
+  // Events after the steer were shown: its message was on record, and is delivered once (or,
+  // when the run it was steered into is closed without a model turn, still waits in its queue).
+  if ("steerAt" in point) {
+    const kept = texts.filter((t) => t === "steer-x").length + userTexts(image.steering.map((q) => q.message)).filter((t) => t === "steer-x").length;
+    if (kept !== 1) v.push(`${where}: steer-x delivered or still queued ${kept} times after later events were shown`);
   }
   rmSync(dir, { recursive: true, force: true });
   return { point: where, violations: v };
@@ -134,6 +140,15 @@ describe("SIGKILL at every event index, then a fresh process resumes (SPEC S5, S
     const results = await inPool(points.map((point, index) => () => crashAndResume(point, index)));
     expect(results.length).toBe(events + 2);
     expect(results.flatMap((r) => r.violations)).toEqual([]);
+  });
+
+  it("S6: killed at the first event shown after a steer() (in a tool batch and elsewhere), the steering message is on record and delivered once", { timeout: 300_000 }, async () => {
+    // 0 agent_start (turn_start next), 3 the prompt's message_end, 5 a message_update, 18-23 the
+    // first tool batch (starts, then ends in completion order), 25 a tool result's message_end.
+    const points: KillPoint[] = [0, 3, 5, 18, 19, 20, 21, 22, 23, 25].map((steerAt) => ({ steerAt }));
+    const results = await inPool(points.map((point, index) => () => crashAndResume(point, 3000 + index)));
+    expect(results.flatMap((r) => r.violations)).toEqual([]);
+    expect(results).toHaveLength(10);
   });
 
   it("S5: a resume killed in turn is resumed again (sampled double crashes)", { timeout: 300_000 }, async () => {
