@@ -39,6 +39,8 @@ export const AJV_OPTIONS = Object.freeze({
   coerceTypes: "array",
   useDefaults: true,
   validateFormats: false,
+  // Own properties only: an inherited `constructor` or `toString` is not a property the arguments have.
+  ownProperties: true,
   code: { source: true, esm: true },
 });
 

@@ -20,8 +20,12 @@ const compiled = new WeakMap<object, ValidateArguments>();
  */
 const byContent = new Map<string, ValidateArguments>();
 
-/** rxagent's ajv configuration, which the interpreting and precompiled validators reproduce. */
-export const AJV_OPTIONS = { allErrors: true, strict: false, coerceTypes: "array", useDefaults: true, validateFormats: false } as const;
+/**
+ * rxagent's ajv configuration, which the interpreting and precompiled validators reproduce.
+ * `ownProperties`: a property is present only when the arguments have it as their own, so
+ * `required: ["constructor"]` is not met by the `constructor` every object inherits.
+ */
+export const AJV_OPTIONS = { allErrors: true, strict: false, coerceTypes: "array", useDefaults: true, validateFormats: false, ownProperties: true } as const;
 
 /**
  * One shared instance registers every schema's `$id`: two tools of different apps (or Agents)

@@ -46,7 +46,9 @@ export function run(node: Node, data: unknown, parent: Container | undefined, ke
     runSteps(node.array, value, parent, key, path, mode, issues);
   }
   if (node.object && isObject(value)) {
-    if (!(mode & COMPOSITE)) for (const [name, fallback] of node.objectDefaults) if (!hasOwn(value, name)) value[name] = copyOf(fallback);
+    // As ajv's generated `data[name] === undefined`: no default over a member the object
+    // inherits (`toString`), so all three validators hand the tool the same arguments.
+    if (!(mode & COMPOSITE)) for (const [name, fallback] of node.objectDefaults) if (value[name] === undefined) value[name] = copyOf(fallback);
     runSteps(node.object, value, parent, key, path, mode, issues);
   } else if (objectCheckedLate) {
     issues.push({ path, message: "must be object" });

@@ -90,7 +90,8 @@ function compileDependencies(ctx: CompileContext, node: SchemaNode, dependencies
   if (!isObject(dependencies)) ctx.invalid(at, "dependencies", "must be an object");
   const propertyDeps: Array<[string, string[]]> = [];
   const schemaDeps: Array<[string, Node]> = [];
-  for (const name of Object.keys(dependencies)) {
+  // `schemaKeys`: ajv ignores a dependency of `__proto__`, as it ignores such a property schema.
+  for (const name of schemaKeys(dependencies)) {
     const value = dependencies[name];
     if (Array.isArray(value)) propertyDeps.push([name, ctx.stringArray(value, pointer(at, "dependencies"), name)]);
     else {
@@ -122,16 +123,20 @@ function compileDependencies(ctx: CompileContext, node: SchemaNode, dependencies
 
 /** `properties`: compiles every declared property, collects defaults, and checks those present. */
 function compileProperties(ctx: CompileContext, node: SchemaNode, properties: Record<string, unknown>, declared: readonly string[], at: string): Step {
-  const checks: Array<[string, Node]> = [];
+  const checks: Array<[string, Node, boolean]> = [];
   for (const name of declared) {
     const propertySchema = properties[name];
-    checks.push([name, ctx.node(propertySchema, pointer(pointer(at, "properties"), name))]);
-    if (isObject(propertySchema) && propertySchema.default !== undefined) node.objectDefaults.push([name, literal(propertySchema.default)]);
+    const defaulted = isObject(propertySchema) && propertySchema.default !== undefined;
+    checks.push([name, ctx.node(propertySchema, pointer(pointer(at, "properties"), name)), defaulted]);
+    if (defaulted) node.objectDefaults.push([name, literal(propertySchema.default)]);
   }
   return (data, _p, _k, path, mode, issues) => {
     const record = data as Record<string, unknown>;
-    for (const [name, child] of checks) {
-      if (!hasOwn(record, name)) continue;
+    for (const [name, child, defaulted] of checks) {
+      // ajv checks a property with a default without asking whether it is there (the default
+      // put it there), outside `not` / `anyOf` …: so a default named like an inherited member
+      // (`toString`) checks that member, and all three validators say the same.
+      if (!hasOwn(record, name) && !(defaulted && !(mode & COMPOSITE) && record[name] !== undefined)) continue;
       const before = issues.length;
       run(child, record[name], record, name, childPath(path, name), mode, issues);
       if (!(mode & ALL_ERRORS) && issues.length > before) break;
