@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { copyOf, hasOwn, isObject } from "./json-values.js";
+import { copyOf, isObject } from "./json-values.js";
 import { ALL_ERRORS, COMPOSITE, type Container, type Issues, type Key, type Node, type Step } from "./schema-node.js";
 import { coerce, matchesAny } from "./type-coercion.js";
 
