@@ -14,6 +14,7 @@
  */
 import { failedAssistantMessage } from "../../model/assistant-message.js";
 import { describeError } from "../../model/describe-error.js";
+import { redactSecrets } from "../../model/redact-secrets.js";
 import type { AssistantMessage, AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../../model/messages.js";
 import { fromAbortableRun } from "../shared/abortable-run.js";
 import { AssistantMessageBuilder } from "../shared/message-builder.js";
@@ -227,7 +228,8 @@ function failureEvent(
       : phase === "handle"
         ? handlingFailure(error)
         : describeAiSdkFailure(error, phase, at);
-  const event = builder.fail("error", message);
+  // An upstream may echo the key it was sent; the model, the UI and the journal read this text.
+  const event = builder.fail("error", redactSecrets(message));
   if (failure) recordProviderFailure(event.error, failure);
   return event;
 }

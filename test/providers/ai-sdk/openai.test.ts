@@ -105,6 +105,16 @@ describe("fromAiSdk + @ai-sdk/openai Chat Completions (V3, V4, V5)", () => {
     expect(getProviderFailure(message)).toEqual({ kind: "http", status: 401, code: "invalid_api_key", retryable: false });
   });
 
+  it("V4 · an error body that echoes the key: the errorMessage the model, the UI and the journal read has it redacted", async () => {
+    const key = "sk-proj-EchoedBackByTheServer0123";
+    const body = JSON.stringify({ error: { message: `Incorrect API key provided: ${key}. Header was Bearer ${key}`, type: "invalid_request_error", code: "invalid_api_key" } });
+    const s = await serve({ status: 401, headers: { "content-type": "application/json" }, chunks: [Buffer.from(body)] });
+    const { streamFn, model } = bridge(openaiChatAt(s.url));
+    const message = finalMessage(await collect(streamFn, weatherContext(), {}, model));
+    expect(message.errorMessage).not.toContain(key);
+    expect(message.errorMessage).toContain("Incorrect API key provided: [redacted]");
+  });
+
   it("V5 · unsubscribing mid-stream aborts doStream's signal and closes the connection", async () => {
     const s = await serve({ ...sse("openai-chat-text.sse"), chunks: [firstEvents("openai-chat-text.sse", 2)], drip: ": keep-alive\n\n", delayMs: 5 });
     const { recorder, streamFn, model } = bridge(openaiChatAt(s.url));
