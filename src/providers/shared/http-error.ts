@@ -1,13 +1,22 @@
 /**
  * A non-2xx HTTP response as a readable failure: the status, and the provider's own message
  * from the body (OpenAI's `{ error: { message, type, code } }`, a plain `{ error: "..." }`,
- * FastAPI's `{ detail }`, or the raw text).
+ * FastAPI's `{ detail }`, or the raw text). Only the start of the body is read, and
+ * credentials the server echoes are redacted: the text reaches the model and the UI.
  *
  * @internal
  * @module
  */
+import { redactSecrets } from "../../model/redact-secrets.js";
+import { readBoundedText } from "./bounded-body.js";
 import { isRetryableStatus, parseRetryAfter } from "./provider-failure.js";
 import { StreamFailure, truncate } from "./stream-failure.js";
+
+/**
+ * The most bytes of an error body read (64 KiB): far more than any provider's error message,
+ * while a server that answers a failure with a gigabyte costs no more than this.
+ */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 interface ErrorBody {
   message?: string;
@@ -38,26 +47,29 @@ function readErrorBody(text: string): ErrorBody {
 }
 
 /**
- * Reads the failed response and describes it, e.g.
- * `HTTP 401 Unauthorized: Incorrect API key provided [invalid_api_key]`.
+ * Reads the start of the failed response (at most {@link MAX_ERROR_BODY_BYTES}) and describes
+ * it, e.g. `HTTP 401 Unauthorized: Incorrect API key provided: [redacted] [invalid_api_key]`.
  *
+ * @example
+ * ```ts
+ * if (!response.ok) throw await httpFailure(response, Date.now(), "Proxy error: ", [token]);
+ * ```
  * @param response - A response whose `ok` is false.
  * @param now - The current time, to read a `Retry-After` date.
  * @param prefix - Put before the description (e.g. `Proxy error: `).
+ * @param secrets - Keys and header values the request carried, redacted from the text along with
+ *   bearer credentials and common key shapes.
+ * @return The failure, to throw.
  */
-export async function httpFailure(response: Response, now: number, prefix = ""): Promise<StreamFailure> {
-  let text = "";
-  try {
-    text = await response.text();
-  } catch {
-    // The body could not be read; the status alone still says what happened.
-  }
+export async function httpFailure(response: Response, now: number, prefix = "", secrets: readonly (string | undefined)[] = []): Promise<StreamFailure> {
+  // A body that cannot be read leaves "": the status alone still says what happened.
+  const text = await readBoundedText(response.body, MAX_ERROR_BODY_BYTES).catch(() => "");
   const body = readErrorBody(text);
   const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
   const detail = body.message ? `: ${body.message}` : "";
   const code = body.code && !(body.message ?? "").includes(body.code) ? ` [${body.code}]` : "";
   const retryAfterMs = parseRetryAfter(response.headers, now);
-  return new StreamFailure(`${prefix}${status}${detail}${code}`, {
+  return new StreamFailure(redactSecrets(`${prefix}${status}${detail}${code}`, secrets), {
     kind: "http",
     status: response.status,
     ...(body.code !== undefined ? { code: body.code } : {}),
