@@ -5,7 +5,9 @@
  * It uses `fetch` and web streams only, so it runs in browsers, Node 20+, Deno, Bun and
  * workers. Each subscription is one request: the request starts on subscribe and
  * unsubscribing (or the loop's `signal`) aborts it. Failures never error the Observable; they
- * become the final `error` event with a readable `errorMessage` (SPEC M4).
+ * become the final `error` event with a readable `errorMessage` (SPEC M4), from which the
+ * credentials the request carried are redacted. What one response may make the process hold is
+ * capped (`maxLineBytes`, `maxEventBytes`, `maxResponseBytes`).
  *
  * @module
  */
@@ -20,6 +22,10 @@ import { buildChatCompletionRequest, type ChatCompletionRequest, type ChatReques
 import { recordProviderFailure } from "../shared/provider-failure.js";
 import { readServerSentEvents } from "../shared/sse.js";
 import { describeNetworkError, StreamFailure, truncate } from "../shared/stream-failure.js";
+import { SseLimitExceeded } from "../shared/sse.js";
+import { redactSecrets } from "../../model/redact-secrets.js";
+import { jsonOrMislabelledStream } from "./json-reply.js";
+import { limitFailure, streamLimits, type StreamLimits } from "./stream-limits.js";
 
 /** Configuration of {@link openaiCompatible}. */
 export interface OpenAICompatibleOptions extends Omit<ChatRequestSettings, "baseUrl"> {
@@ -44,6 +50,16 @@ export interface OpenAICompatibleOptions extends Omit<ChatRequestSettings, "base
   fetch?: typeof fetch;
   /** Transforms the request body just before it is sent (logging, extra provider fields). */
   onRequest?: (body: ChatCompletionRequest, model: Model) => ChatCompletionRequest | void;
+  /**
+   * The most bytes one line of the event stream may hold before it ends. Default 4 MiB (a tool
+   * call's whole arguments in one chunk fit). Past it the request is cancelled and the response
+   * ends with a non-retryable protocol error. `Infinity` turns the cap off.
+   */
+  maxLineBytes?: number;
+  /** The most characters one event may buffer (its `data:` lines so far). Default 4 MiB. */
+  maxEventBytes?: number;
+  /** The most raw bytes of one response body. Default 64 MiB (about twice a 128k-token answer). */
+  maxResponseBytes?: number;
 }
 
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -68,6 +84,7 @@ const DEFAULT_BASE_URL = "https://api.openai.com/v1";
  * @see withRetry to retry rate limits and server errors.
  */
 export function openaiCompatible(config: OpenAICompatibleOptions = {}): StreamFn {
+  streamLimits(config); // bad caps are refused here, not on the first request
   return (model, context, options) => streamChatCompletion(config, model, context, options);
 }
 
@@ -84,8 +101,20 @@ export function streamChatCompletion(
   return fromAbortableRun<AssistantMessageEvent>((emit, signal) => run(config, model, context, options, emit, signal), options.signal);
 }
 
-/** The URL and the `fetch` options of one request (the signal is added by the caller). */
-function prepareRequest(config: OpenAICompatibleOptions, model: Model, context: LlmContext, options: StreamOptions): { url: string; baseUrl: string; init: RequestInit } {
+/** One request, ready to send: the URL, the `fetch` options (the signal is added by the caller) and the credentials it carries. */
+interface PreparedRequest {
+  url: string;
+  baseUrl: string;
+  init: RequestInit;
+  /** The key and the header values sent, to redact from error text. */
+  secrets: string[];
+}
+
+/** Header values that are never credentials (redacting them would garble error messages). */
+const PLAIN_HEADERS = new Set(["content-type", "accept"]);
+
+/** The URL and the `fetch` options of one request. */
+function prepareRequest(config: OpenAICompatibleOptions, model: Model, context: LlmContext, options: StreamOptions): PreparedRequest {
   const baseUrl = (config.baseUrl ?? (typeof model.baseUrl === "string" ? model.baseUrl : undefined) ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
   let body = buildChatCompletionRequest(model, context.messages, options, { ...config, baseUrl });
   body = config.onRequest?.(body, model) ?? body;
@@ -97,7 +126,12 @@ function prepareRequest(config: OpenAICompatibleOptions, model: Model, context: 
   for (const source of [modelHeaders, config.headers, options.headers]) {
     for (const [name, value] of Object.entries(source ?? {})) headers.set(name, value);
   }
-  return { url: `${baseUrl}/chat/completions`, baseUrl, init: { method: "POST", headers, body: JSON.stringify(body) } };
+  const secrets = apiKey ? [apiKey] : [];
+  headers.forEach((value, name) => {
+    // `Bearer <token>`: the token is the secret, so the scheme stays readable in error text.
+    if (!PLAIN_HEADERS.has(name)) secrets.push(value.replace(/^(Bearer|Basic)\s+/i, ""));
+  });
+  return { url: `${baseUrl}/chat/completions`, baseUrl, init: { method: "POST", headers, body: JSON.stringify(body) }, secrets };
 }
 
 /** One request: send, check the status, read the stream; every outcome ends in one final event. */
@@ -118,12 +152,16 @@ async function run(
     emit(event);
     if ("partial" in event) shown = event.partial;
   };
+  let secrets: string[] = [];
   try {
-    const body = await openStream(config, model, context, options, signal);
+    const limits = streamLimits(config);
+    const request = prepareRequest(config, model, context, options);
+    secrets = request.secrets;
+    const body = await openStream(config, request, options, signal);
     emitLive(builder.start());
-    await readStream(body, new ChatCompletionReader(builder, model), emitLive, signal);
+    await readStream(body, limits, new ChatCompletionReader(builder, model), emitLive, signal);
   } catch (error) {
-    emit(failureEvent(error, model, builder, shown, signal));
+    emit(failureEvent(error, model, builder, shown, signal, secrets));
   }
 }
 
@@ -133,8 +171,8 @@ function now(options: StreamOptions): number {
 }
 
 /** Sends the request and returns the response's event stream; a network or HTTP failure throws. */
-async function openStream(config: OpenAICompatibleOptions, model: Model, context: LlmContext, options: StreamOptions, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
-  const { url, baseUrl, init } = prepareRequest(config, model, context, options);
+async function openStream(config: OpenAICompatibleOptions, request: PreparedRequest, options: StreamOptions, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  const { url, baseUrl, init, secrets } = request;
   const fetchFn = config.fetch ?? globalThis.fetch;
 
   let response: Response;
@@ -144,48 +182,26 @@ async function openStream(config: OpenAICompatibleOptions, model: Model, context
     if (signal.aborted) throw error;
     throw new StreamFailure(`Network error: could not reach ${baseUrl}: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
   }
-  if (!response.ok) throw await httpFailure(response, now(options));
+  if (!response.ok) throw await httpFailure(response, now(options), "", secrets);
   if (!response.body) throw new StreamFailure(`HTTP ${response.status}: the response has no body`, { kind: "protocol", retryable: false });
   const contentType = response.headers?.get?.("content-type") ?? "";
-  if (/\bjson\b/i.test(contentType)) return jsonOrMislabelledStream(response, contentType);
+  if (/\bjson\b/i.test(contentType)) return jsonOrMislabelledStream(response.body, response.status, contentType);
   return response.body;
-}
-
-/**
- * A JSON content type: either a server that ignored `stream: true` and sent one document (said
- * so, with the start of it), or an event stream under the wrong label, read as one (whole, as
- * the body is already complete when it is read this way).
- */
-async function jsonOrMislabelledStream(response: Response, contentType: string): Promise<ReadableStream<Uint8Array>> {
-  let text = "";
-  try {
-    text = await response.text();
-  } catch {
-    // the body could not be read: the message still names the content type
-  }
-  if (/^\s*(data|event|id|retry)?:/.test(text)) return new Blob([text]).stream();
-  throw jsonInsteadOfStream(response.status, contentType, text);
-}
-
-/**
- * A server that ignored `stream: true` answers with one JSON document: say so (with the start of
- * what it sent) instead of reading it as an event stream that "closed early".
- */
-function jsonInsteadOfStream(status: number, contentType: string, text: string): StreamFailure {
-  const shown = text.length > 300 ? `${text.slice(0, 300)}…` : text;
-  return new StreamFailure(
-    `HTTP ${status}: the server sent a non-streaming JSON reply (content-type ${contentType}) where a text/event-stream was requested; check that the endpoint supports "stream": true.${shown ? ` The reply began: ${shown}` : ""}`,
-    { kind: "protocol", retryable: false },
-  );
 }
 
 /**
  * Emits the events of every chunk up to `[DONE]` or the end of the stream, then the closing
  * ones. A broken connection or a malformed chunk throws `StreamFailure`; an abort throws too.
  */
-async function readStream(body: ReadableStream<Uint8Array>, reader: ChatCompletionReader, emitLive: (event: AssistantMessageEvent) => void, signal: AbortSignal): Promise<void> {
+async function readStream(
+  body: ReadableStream<Uint8Array>,
+  limits: StreamLimits,
+  reader: ChatCompletionReader,
+  emitLive: (event: AssistantMessageEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
   try {
-    for await (const message of readServerSentEvents(body)) {
+    for await (const message of readServerSentEvents(body, limits)) {
       const data = message.data.trim();
       if (data === "[DONE]") break;
       if (data === "") continue;
@@ -195,6 +211,7 @@ async function readStream(body: ReadableStream<Uint8Array>, reader: ChatCompleti
     }
   } catch (error) {
     if (error instanceof StreamFailure || signal.aborted) throw error;
+    if (error instanceof SseLimitExceeded) throw limitFailure(error);
     throw new StreamFailure(`Network error while streaming the response: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
   }
   if (signal.aborted) throw new Error("aborted");
@@ -212,17 +229,25 @@ function parseChunk(data: string): unknown {
 
 /**
  * The final event for a request that failed or was aborted. An abort keeps only what was
- * delivered (`shown`), not what was parsed after the signal fired.
+ * delivered (`shown`), not what was parsed after the signal fired. Every text built from what
+ * the server sent passes through `redactSecrets`: servers echo the key they were given.
  */
-function failureEvent(error: unknown, model: Model, builder: AssistantMessageBuilder, shown: AssistantMessage | undefined, signal: AbortSignal): AssistantMessageEvent {
+function failureEvent(
+  error: unknown,
+  model: Model,
+  builder: AssistantMessageBuilder,
+  shown: AssistantMessage | undefined,
+  signal: AbortSignal,
+  secrets: readonly string[],
+): AssistantMessageEvent {
   if (signal.aborted) {
     const message = failedAssistantMessage(model, "Request was aborted", "aborted", builder.partial.timestamp, shown);
     return { type: "error", reason: "aborted", error: message };
   }
   if (error instanceof StreamFailure) {
-    const event = builder.fail("error", error.message);
+    const event = builder.fail("error", redactSecrets(error.message, secrets));
     recordProviderFailure(event.error, error.failure);
     return event;
   }
-  return builder.fail("error", `OpenAI-compatible provider failed: ${describeNetworkError(error)}`);
+  return builder.fail("error", redactSecrets(`OpenAI-compatible provider failed: ${describeNetworkError(error)}`, secrets));
 }

@@ -236,14 +236,14 @@ describe("openaiCompatible: servers that bend the format", () => {
 });
 
 describe("openaiCompatible: failures become the final error message (SPEC M4)", () => {
-  it("HTTP 401 with an OpenAI error body: status and the provider's message, no start", async () => {
+  it("HTTP 401 with an OpenAI error body: status and the provider's message (the echoed key redacted), no start", async () => {
     const s = await serve(errorResponse(401, "error-401.json"));
     const events = await collect(provider(s, "sk-bad"), weatherContext());
     expect(shape(events)).toEqual(["error"]);
     const message = finalMessage(events);
     expect(message.stopReason).toBe("error");
     expect(message.errorMessage).toBe(
-      "HTTP 401 Unauthorized: Incorrect API key provided: sk-bad. You can find your API key at https://platform.openai.com/account/api-keys. [invalid_api_key]",
+      "HTTP 401 Unauthorized: Incorrect API key provided: [redacted]. You can find your API key at https://platform.openai.com/account/api-keys. [invalid_api_key]",
     );
     expect(getProviderFailure(message)).toEqual({ kind: "http", status: 401, code: "invalid_api_key", retryable: false });
   });
