@@ -83,3 +83,25 @@ export class SessionCorruptError extends SessionError {
     super(`Session "${sessionId}": the journal is not readable at ${position}: ${reason}. It was left as it is.`, sessionId);
   }
 }
+
+/**
+ * A session id a store cannot keep (SPEC S2): empty, not well-formed UTF-16 (a lone surrogate),
+ * holding NUL, or too long. Thrown before anything is read or written.
+ *
+ * @example
+ * ```ts
+ * try { await store.load("a\u0000b"); }
+ * catch (error) { if (error instanceof SessionIdError) console.error(error.rule); }
+ * ```
+ */
+export class SessionIdError extends SessionError {
+  override name = "SessionIdError";
+  constructor(
+    sessionId: string,
+    /** The rule the id breaks, e.g. "it holds NUL". */
+    readonly rule: string,
+  ) {
+    // The id is quoted shortened and escaped: it may be huge or hold control characters.
+    super(`Session id ${JSON.stringify(sessionId.length > 40 ? `${sessionId.slice(0, 40)}…` : sessionId)} cannot be used: ${rule}. A session id is a non-empty string of well-formed UTF-16 (no lone surrogate), without NUL, of at most 512 characters.`, sessionId);
+  }
+}

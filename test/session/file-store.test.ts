@@ -27,6 +27,9 @@ async function journalOf(store: FileSessionStore, id: string, lines: number): Pr
   return { token, path: join(store.directory, `${encodeURIComponent(id)}.jsonl`) };
 }
 
+/** A journal line as the store writes it: the entry with its session's id. */
+const line = (sid: string, entry: object): string => JSON.stringify({ sid, ...entry }) + "\n";
+
 describe("file store: what a crash or a bad file leaves (SPEC S4)", () => {
   it("S4: a torn last line is dropped on load and reported, then set aside before the next append: never merged", async () => {
     const store = new FileSessionStore({ directory: freshDirectory() });
@@ -62,11 +65,11 @@ describe("file store: what a crash or a bad file leaves (SPEC S4)", () => {
   it("S4: an entry of an unknown version, a gap in the sequence and another session's journal are each a clear error", async () => {
     const store = new FileSessionStore({ directory: freshDirectory() });
     const { path } = await journalOf(store, "s", 2);
-    appendFileSync(path, JSON.stringify({ ...userEntry(3, "future"), v: 2 }) + "\n");
+    appendFileSync(path, line("s", { ...userEntry(3, "future"), v: 2 }));
     expect(((await failure(() => store.load("s"))) as Error).message).toContain("format version 2; this release reads version 1");
 
     const gap = await journalOf(store, "gap", 2);
-    appendFileSync(gap.path, JSON.stringify(userEntry(4, "skipped 3")) + "\n");
+    appendFileSync(gap.path, line("gap", userEntry(4, "skipped 3")));
     expect(((await failure(() => store.load("gap"))) as Error).message).toContain("seq 4 where 3 was expected");
 
     const other = await journalOf(store, "other", 2);

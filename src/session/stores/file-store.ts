@@ -1,21 +1,29 @@
 /**
  * The file session store for Node: one JSONL file per session, the embedded default (SPEC S2–S4).
- * A line is one entry; an append writes its lines in one `write` and, by default, `fsync`s
- * before it answers. A crash can leave at most a torn last line (no newline at its end): `load()`
- * drops it and says so, the next append moves it aside into a `.torn` file before writing, so it is
- * never merged with what comes next. Processes of one machine (one PID namespace, a local file
- * system) share a directory: appends and leases are taken under a lock file created with
- * `O_EXCL`, and a lock whose process died is broken.
+ * A line is one entry, tagged with its session; an append writes its lines in one `write` and, by
+ * default, `fsync`s before it answers. A crash can leave at most a torn last line (no newline at
+ * its end): `load()` drops it and says so, the next append moves it aside into a `.torn` file
+ * before writing, so it is never merged with what comes next. Processes of one machine (one PID
+ * namespace, a local file system) share a directory: appends and leases are taken under a lock
+ * file created with `O_EXCL`, and a lock whose process died is broken. Files are private to the
+ * user (0600, the directory 0700) and symbolic links in the directory are never followed.
  *
  * @module
  */
-import { closeSync, constants, fdatasync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, writeFileSync } from "node:fs";
-import { mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { renameSync } from "node:fs";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { checkJournal, type JournalEntry } from "../journal-entry.js";
-import { checkAppend, grantLease, type LeaseRecord } from "../lease-rules.js";
-import { SessionCorruptError } from "../session-errors.js";
+import type { JournalEntry } from "../journal-entry.js";
+import { checkAppend, grantLease } from "../lease-rules.js";
 import type { AcquireLease, AppendCondition, LoadedJournal, SessionLease, SessionStore, SessionSummary } from "../session-store.js";
+import { fileNameOf, JOURNAL_SUFFIX, legacyFileNameOf } from "./file/file-names.js";
+import { appendToJournal, setTornAside, syncJournal } from "./file/journal-file.js";
+import { decodeLine, encodeLines } from "./file/journal-lines.js";
+import { readLines } from "./file/journal-reader.js";
+import { LeaseFiles } from "./file/lease-file.js";
+import { listJournals } from "./file/list-journals.js";
+import { LockFiles } from "./file/lock-file.js";
+import { DIRECTORY_MODE, lstatOrMissing, symlinkError, versionOf } from "./file/no-follow.js";
 
 /**
  * When an append is on disk: `"fsync"` (the default) before it answers; `{ fsyncEveryMs }` at
@@ -26,31 +34,28 @@ export type FileDurability = "fsync" | { fsyncEveryMs: number } | "none";
 
 /** Options of {@link FileSessionStore}. */
 export interface FileSessionStoreOptions {
-  /** The directory of the journals; created when missing. */
+  /** The directory of the journals; created (mode 0700) when missing. An existing directory keeps its mode. */
   directory: string;
   durability?: FileDurability;
   /** How long to wait for another process's lock before failing. Default 10 s. */
   lockTimeoutMs?: number;
   /** The clock of leases. */
   now?: () => number;
+  /**
+   * The longest journal line (one entry, as JSON) in bytes. A longer line is a
+   * `SessionCorruptError` on read, found without reading it whole; `append()` refuses an entry
+   * that would be longer (`RangeError`). Default 64 MiB.
+   */
+  maxEntryBytes?: number;
+  /**
+   * Told of each file `list()` skips: a name that is no session id's, a journal of another
+   * session, a corrupt journal, a link. Default: a process warning.
+   */
+  onSkipped?: (file: string, error: Error) => void;
 }
 
-const SUFFIX = ".jsonl";
-
-/** A file name for an id: readable, and safe on every file system (no `/`, no leading dot). */
-function fileNameOf(id: string): string {
-  return encodeURIComponent(id).replace(/\./g, "%2E").replace(/\*/g, "%2A");
-}
-
-const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException)?.code === "ENOENT";
-
-/** What a journal file holds: its complete lines, and a torn tail if the last line has no newline. */
-interface Scan {
-  entries: JournalEntry[];
-  /** Byte length of the complete lines. */
-  size: number;
-  tornBytes: number;
-}
+/** The default {@link FileSessionStoreOptions.maxEntryBytes}. */
+export const DEFAULT_MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 
 /**
  * Journals as JSONL files in a directory.
@@ -66,102 +71,105 @@ interface Scan {
 export class FileSessionStore implements SessionStore {
   readonly directory: string;
   private readonly durability: FileDurability;
-  private readonly lockTimeoutMs: number;
   private readonly now: () => number;
+  private readonly maxEntryBytes: number;
+  private readonly onSkipped: (file: string, error: Error) => void;
   private ready: Promise<void> | undefined;
-  /** Per file: what this process last saw (size and last seq), so an append need not read the file. */
-  private readonly seen = new Map<string, { size: number; seq: number }>();
+  /** Per journal: its version (see `versionOf`) when this process last read or wrote it, and its last seq: an append need not read it. */
+  private readonly seen = new Map<string, { version: string; seq: number }>();
   private readonly pendingSync = new Map<string, NodeJS.Timeout>();
-  /** What this store writes in a lock: the pid, and a mark of this process's own (see `brokeStaleLock`). */
-  private readonly lockMark = `${process.pid} ${Math.random().toString(36).slice(2)}`;
-  /** Per lease file: what it held when its stat read `version`. */
-  private readonly leases = new Map<string, { version: string; lease: LeaseRecord }>();
+  /** Ids whose files of an earlier release's name were looked for (and moved) already. */
+  private readonly migrated = new Set<string>();
+  private readonly leases = new LeaseFiles();
+  private readonly locks: LockFiles;
 
   constructor(options: FileSessionStoreOptions) {
     if (!options || typeof options.directory !== "string" || options.directory === "") throw new TypeError("FileSessionStore needs a directory.");
+    const max = options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
+    if (!Number.isSafeInteger(max) || max <= 0) throw new TypeError(`FileSessionStore: maxEntryBytes must be a positive integer, got ${String(max)}.`);
     this.directory = options.directory;
     this.durability = options.durability ?? "fsync";
-    this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
+    this.locks = new LockFiles(options.lockTimeoutMs ?? 10_000);
     this.now = options.now ?? Date.now;
+    this.maxEntryBytes = max;
+    this.onSkipped = options.onSkipped ?? ((file, error) => process.emitWarning(`FileSessionStore.list() skipped ${join(this.directory, file)}: ${error.message}`, "FileSessionStoreWarning"));
   }
 
   async load(id: string): Promise<LoadedJournal | undefined> {
+    const name = fileNameOf(id);
     await this.prepare();
-    const scan = await this.scan(id);
-    if (!scan || scan.entries.length === 0) return undefined;
-    return scan.tornBytes > 0 ? { entries: scan.entries, droppedTail: { bytes: scan.tornBytes } } : { entries: scan.entries };
+    const path = await this.journalPath(id, name);
+    const entries: JournalEntry[] = [];
+    const state = { bound: false };
+    const read = await readLines(path, id, this.maxEntryBytes, (line, n) => void entries.push(decodeLine(line, id, n, state)));
+    if (!read || entries.length === 0) return undefined;
+    // What was read is the whole file: the next append here need not read it again.
+    if (path === this.path(name, JOURNAL_SUFFIX) && read.tornBytes === 0 && read.stats.size === BigInt(read.size)) this.seen.set(name, { version: versionOf(read.stats), seq: entries.length });
+    return read.tornBytes > 0 ? { entries, droppedTail: { bytes: read.tornBytes } } : { entries };
   }
 
   async append(id: string, entries: readonly JournalEntry[], condition: AppendCondition): Promise<number> {
-    await this.prepare();
     const name = fileNameOf(id);
-    return this.locked(name, async () => {
-      const lease = this.readLease(name);
-      const { seq, size } = await this.tail(id, name);
+    await this.prepare();
+    return this.locked(id, name, async () => {
+      const lease = this.leases.read(this.path(name, ".lease"));
+      const seq = await this.lastSeq(id, name);
       checkAppend(id, lease, seq, entries, condition);
-      const text = entries.map((entry) => JSON.stringify(entry)).join("\n") + "\n";
-      // The small steps are synchronous system calls: an asynchronous one costs a trip through
-      // libuv's thread pool, several times the call itself. Only the wait for the disk is not.
-      const fd = openSync(this.path(name, SUFFIX), constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND);
-      try {
-        writeSync(fd, text);
-        if (this.durability === "fsync") await new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
-      } finally {
-        closeSync(fd);
-      }
+      const text = encodeLines(id, entries, this.maxEntryBytes);
+      const version = await appendToJournal(this.path(name, JOURNAL_SUFFIX), text, this.durability === "fsync");
       this.scheduleSync(name);
       const last = seq + entries.length;
-      this.seen.set(name, { size: size + Buffer.byteLength(text), seq: last });
+      this.seen.set(name, { version, seq: last });
       // Renewed unless it was a moment ago (a tenth of the lease, at most a second): a lease write
       // per append would double the appends' cost, and the lease still lasts its time from the
       // last append, to within that moment.
       const now = this.now();
-      if (lease && lease.expiresAt < now + condition.ttlMs - Math.min(1000, condition.ttlMs / 10)) this.writeLease(name, { ...lease, expiresAt: now + condition.ttlMs });
+      if (lease && lease.expiresAt < now + condition.ttlMs - Math.min(1000, condition.ttlMs / 10)) this.leases.write(this.path(name, ".lease"), { ...lease, expiresAt: now + condition.ttlMs });
       return last;
     });
   }
 
   async acquire(id: string, request: AcquireLease): Promise<SessionLease> {
-    await this.prepare();
     const name = fileNameOf(id);
-    return this.locked(name, async () => {
-      const lease = grantLease(id, this.readLease(name), request, this.now());
-      this.writeLease(name, { owner: lease.owner, token: lease.token, expiresAt: lease.expiresAt });
+    await this.prepare();
+    return this.locked(id, name, async () => {
+      const lease = grantLease(id, this.leases.read(this.path(name, ".lease")), request, this.now());
+      this.leases.write(this.path(name, ".lease"), { owner: lease.owner, token: lease.token, expiresAt: lease.expiresAt });
       return lease;
     });
   }
 
   async release(id: string, token: number): Promise<void> {
-    await this.prepare();
     const name = fileNameOf(id);
-    await this.locked(name, async () => {
-      const lease = this.readLease(name);
-      if (lease && lease.token === token) this.writeLease(name, { ...lease, expiresAt: 0 });
+    await this.prepare();
+    await this.locked(id, name, async () => {
+      const lease = this.leases.read(this.path(name, ".lease"));
+      if (lease && lease.token === token) this.leases.write(this.path(name, ".lease"), { ...lease, expiresAt: 0 });
     });
   }
 
+  /** Every readable session, by id. A file that is not one (see {@link FileSessionStoreOptions.onSkipped}) is skipped and reported. */
   async list(): Promise<SessionSummary[]> {
     await this.prepare();
-    const summaries: SessionSummary[] = [];
-    for (const file of await readdir(this.directory)) {
-      if (!file.endsWith(SUFFIX)) continue;
-      const id = decodeURIComponent(file.slice(0, -SUFFIX.length));
-      const scan = await this.scan(id);
-      if (!scan || scan.entries.length === 0) continue;
-      const { mtimeMs } = await stat(join(this.directory, file));
-      summaries.push({ id, seq: scan.entries.length, updatedAt: Math.floor(mtimeMs) });
-    }
-    return summaries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return listJournals(await readdir(this.directory), {
+      count: async (id, file) => {
+        const state = { bound: false };
+        const read = await readLines(join(this.directory, file), id, this.maxEntryBytes, (line, n) => void decodeLine(line, id, n, state));
+        return read && read.lines > 0 ? { seq: read.lines, updatedAt: Math.floor(Number(read.stats.mtimeMs)) } : undefined;
+      },
+      firstLine: (file) => this.firstLine(join(this.directory, file)),
+      onSkipped: this.onSkipped,
+    });
   }
 
   async delete(id: string): Promise<void> {
-    await this.prepare();
     const name = fileNameOf(id);
-    await this.locked(name, async () => {
-      await rm(this.path(name, SUFFIX), { force: true });
+    await this.prepare();
+    await this.locked(id, name, async () => {
+      await rm(this.path(name, JOURNAL_SUFFIX), { force: true });
       // The lease stays, expired, with its last token: a writer from before is still fenced out (SPEC S3).
-      const lease = this.readLease(name);
-      if (lease) this.writeLease(name, { ...lease, expiresAt: 0 });
+      const lease = this.leases.read(this.path(name, ".lease"));
+      if (lease) this.leases.write(this.path(name, ".lease"), { ...lease, expiresAt: 0 });
       this.seen.delete(name);
     });
   }
@@ -172,97 +180,85 @@ export class FileSessionStore implements SessionStore {
     for (const name of names) {
       clearTimeout(this.pendingSync.get(name));
       this.pendingSync.delete(name);
-      await this.sync(name);
+      await syncJournal(this.path(name, JOURNAL_SUFFIX));
     }
   }
 
   private prepare(): Promise<void> {
-    return (this.ready ??= mkdir(this.directory, { recursive: true }).then(() => undefined));
+    // The mode applies to directories created here; an existing directory keeps its own.
+    return (this.ready ??= mkdir(this.directory, { recursive: true, mode: DIRECTORY_MODE }).then(() => undefined));
   }
 
   private path(name: string, suffix: string): string {
     return join(this.directory, name + suffix);
   }
 
-  /** The last seq and the size of the complete lines; the file is read only when another process wrote to it. */
-  private async tail(id: string, name: string): Promise<{ seq: number; size: number }> {
-    let size = 0;
-    try {
-      size = statSync(this.path(name, SUFFIX)).size;
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
-    const seen = this.seen.get(name);
-    if (seen && seen.size === size) return seen;
-    const scan = await this.scan(id);
-    if (!scan) return { seq: 0, size: 0 };
-    if (scan.tornBytes > 0) await this.setTornAside(name, scan.size);
-    const known = { seq: scan.entries.length, size: scan.size };
-    this.seen.set(name, known);
-    return known;
-  }
-
-  /** Moves a torn last line into `<name>.jsonl.torn-<time>` and cuts the journal back to its complete lines. */
-  private async setTornAside(name: string, completeSize: number): Promise<void> {
-    const path = this.path(name, SUFFIX);
-    const bytes = await readFile(path);
-    await writeFile(`${path}.torn-${this.now()}`, bytes.subarray(completeSize));
-    const file = await open(path, constants.O_RDWR);
-    try {
-      await file.truncate(completeSize);
-      await file.datasync();
-    } finally {
-      await file.close();
-    }
-  }
-
-  private async scan(id: string): Promise<Scan | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.path(fileNameOf(id), SUFFIX), "utf8");
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
-    }
-    const end = text.lastIndexOf("\n") + 1;
-    const lines = end === 0 ? [] : text.slice(0, end - 1).split("\n");
-    const records = lines.map((line, index) => {
-      try {
-        return JSON.parse(line) as unknown;
-      } catch {
-        throw new SessionCorruptError(id, index + 1, `line ${index + 1} is not JSON (${line.slice(0, 40)}…)`);
+  /** Runs `work` holding the session's lock, after moving files of an earlier release's name to this one's. */
+  private locked<T>(id: string, name: string, work: () => Promise<T>): Promise<T> {
+    return this.locks.locked(this.path(name, ".lock"), async () => {
+      if (!this.migrated.has(id) && legacyFileNameOf(id) !== undefined) {
+        await this.migrate(id, name);
+        this.migrated.add(id);
       }
+      return work();
     });
-    return { entries: checkJournal(records, id), size: Buffer.byteLength(text.slice(0, end)), tornBytes: Buffer.byteLength(text.slice(end)) };
   }
 
-  /** The lease file, read again only when it changed (another process wrote it): one `stat` per append. */
-  private readLease(name: string): LeaseRecord | undefined {
-    const path = this.path(name, ".lease");
-    let version: string;
-    try {
-      // Nanoseconds, the change time and the inode: a rewrite by another process within one
-      // clock tick, to the same size, still reads as a change.
-      const { mtimeNs, ctimeNs, size, ino } = statSync(path, { bigint: true });
-      version = `${mtimeNs}:${ctimeNs}:${size}:${ino}`;
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
+  /**
+   * The journal to read: the one under this release's name, else one under an earlier release's
+   * name (capital letters unescaped) if its first line is this session's created entry — on a
+   * file system blind to case, `Chat.jsonl` may be the journal of "chat".
+   */
+  private async journalPath(id: string, name: string): Promise<string> {
+    const path = this.path(name, JOURNAL_SUFFIX);
+    const legacy = legacyFileNameOf(id);
+    if (legacy === undefined || lstatOrMissing(path)) return path;
+    const legacyPath = this.path(legacy, JOURNAL_SUFFIX);
+    if (!lstatOrMissing(legacyPath)) return path;
+    const first = await this.firstLine(legacyPath).catch(() => undefined);
+    return first?.type === "created" && first.sessionId === id ? legacyPath : path;
+  }
+
+  /** Moves a journal of an earlier release's name to this one's, and copies its lease (tokens must not go back). */
+  private async migrate(id: string, name: string): Promise<void> {
+    const legacy = legacyFileNameOf(id);
+    if (legacy === undefined) return;
+    const journal = await this.journalPath(id, name);
+    if (journal !== this.path(name, JOURNAL_SUFFIX)) renameSync(journal, this.path(name, JOURNAL_SUFFIX));
+    // Copied, not moved: on a file system blind to case it may be another id's lease too.
+    if (!lstatOrMissing(this.path(name, ".lease"))) {
+      const lease = this.leases.read(this.path(legacy, ".lease"));
+      if (lease) this.leases.write(this.path(name, ".lease"), lease);
     }
-    const cached = this.leases.get(name);
-    if (cached && cached.version === version) return { ...cached.lease };
-    const lease = JSON.parse(readFileSync(path, "utf8")) as LeaseRecord;
-    this.leases.set(name, { version, lease: { ...lease } });
-    return lease;
   }
 
-  /** Written to a temporary file and renamed over the lease: a crash leaves the old one or the new one. */
-  private writeLease(name: string, lease: LeaseRecord): void {
-    const path = this.path(name, ".lease");
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(lease));
-    renameSync(temporary, path);
-    this.leases.delete(name);
+  /** The first line of a journal, parsed; `undefined` when missing or not JSON. */
+  private async firstLine(path: string): Promise<Record<string, unknown> | undefined> {
+    let first: Record<string, unknown> | undefined;
+    await readLines(path, path, this.maxEntryBytes, (line) => {
+      try {
+        first = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        // Not JSON: no session's journal.
+      }
+      return false;
+    });
+    return first;
+  }
+
+  /** The journal's last seq; read (line by line, checking each) only when someone else wrote since this process did. */
+  private async lastSeq(id: string, name: string): Promise<number> {
+    const path = this.path(name, JOURNAL_SUFFIX);
+    const stats = lstatOrMissing(path);
+    if (!stats) return 0;
+    if (stats.isSymbolicLink()) throw symlinkError(path);
+    const seen = this.seen.get(name);
+    if (seen && seen.version === versionOf(stats)) return seen.seq;
+    const state = { bound: false };
+    const read = await readLines(path, id, this.maxEntryBytes, (line, n) => void decodeLine(line, id, n, state));
+    if (!read) return 0;
+    if (read.tornBytes > 0) await setTornAside(path, read.size, this.now());
+    return read.lines;
   }
 
   private scheduleSync(name: string): void {
@@ -270,90 +266,9 @@ export class FileSessionStore implements SessionStore {
     if (typeof durability !== "object" || this.pendingSync.has(name)) return;
     const timer = setTimeout(() => {
       this.pendingSync.delete(name);
-      this.sync(name).catch(() => undefined);
+      syncJournal(this.path(name, JOURNAL_SUFFIX)).catch(() => undefined);
     }, durability.fsyncEveryMs);
     timer.unref();
     this.pendingSync.set(name, timer);
-  }
-
-  private async sync(name: string): Promise<void> {
-    const file = await open(this.path(name, SUFFIX), constants.O_RDONLY).catch((error: unknown) => (isMissing(error) ? undefined : Promise.reject(error)));
-    if (!file) return;
-    try {
-      await file.datasync();
-    } finally {
-      await file.close();
-    }
-  }
-
-  /** Runs `work` holding the session's lock file (created with `O_EXCL`, it holds the pid); a lock whose process died is broken. */
-  private async locked<T>(name: string, work: () => Promise<T>): Promise<T> {
-    const lock = this.path(name, ".lock");
-    const deadline = Date.now() + this.lockTimeoutMs;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
-        try {
-          writeSync(fd, this.lockMark);
-        } finally {
-          closeSync(fd);
-        }
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-        if (this.brokeStaleLock(lock)) continue;
-        if (Date.now() > deadline) throw new Error(`FileSessionStore: the lock ${lock} has been held for over ${this.lockTimeoutMs} ms.`);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(1 + attempt, 20)));
-      }
-    }
-    try {
-      return await work();
-    } finally {
-      try {
-        unlinkSync(lock);
-      } catch (error) {
-        if (!isMissing(error)) throw error;
-      }
-    }
-  }
-
-  /** A lock whose owner process is gone (it was killed holding it) is removed. */
-  private brokeStaleLock(lock: string): boolean {
-    let text: string;
-    let age: number;
-    try {
-      text = readFileSync(lock, "utf8");
-      age = Date.now() - statSync(lock).mtimeMs;
-    } catch (error) {
-      // Gone already: the holder let go; try again.
-      return isMissing(error);
-    }
-    const pid = Number(text.split(" ")[0]);
-    // No pid yet: just created by a live process, or left by one killed before it wrote it.
-    if (text === "" || !Number.isInteger(pid) || pid <= 0) return age > 1000 ? this.removeLock(lock, text) : false;
-    // Our pid: our own lock (another call of this process holds it), or one left by an earlier
-    // process that had the same pid (PID 1 in a restarted container): its mark tells.
-    if (pid === process.pid) return text === this.lockMark ? false : this.removeLock(lock, text);
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === "ESRCH" ? this.removeLock(lock, text) : false;
-    }
-  }
-
-  /**
-   * Removes the stale lock that read `stale`, unless it changed since: another process may have
-   * broken it and taken the lock meanwhile. (Between that check and the unlink a window remains;
-   * breaking a lock is rare — its holder was killed — and two breakers at once rarer.)
-   */
-  private removeLock(lock: string, stale: string): boolean {
-    try {
-      if (readFileSync(lock, "utf8") !== stale) return true;
-      unlinkSync(lock);
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
-    return true;
   }
 }
