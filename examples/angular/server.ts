@@ -47,6 +47,9 @@ export function buildApp(outputPath = join(APP_DIR, "dist"), extraArgs: readonly
   });
 }
 
+/** The model the app asks for (src/app/app.config.ts), as the server serves it. */
+const APP_MODEL: Model = { id: "gpt-4o-mini", api: "openai-completions", provider: "openai" };
+
 /** Options of {@link startAppServer}. */
 export interface AppServerOptions {
   /** The folder with the built app's `index.html` (what {@link buildApp} resolves with). */
@@ -57,8 +60,8 @@ export interface AppServerOptions {
   token?: string;
   /** The upstream model. Default: the embedded demo model. */
   streamFn?: StreamFn;
-  /** Pins the model, whatever the page asks for. */
-  resolveModel?: (requested: Model) => Model;
+  /** Pins the model, whatever the page asks for (it sees only the requested id and api). */
+  resolveModel?: () => Model;
 }
 
 const TYPES: Record<string, string> = {
@@ -78,7 +81,8 @@ export async function startAppServer(options: AppServerOptions): Promise<{ serve
   const handler = createProxyHandler({
     streamFn: options.streamFn ?? demoModel(),
     token: options.token ?? "dev-token",
-    ...(options.resolveModel ? { resolveModel: options.resolveModel } : {}),
+    // The server defines what is called: the app's model, answered by `streamFn`, or the pinned one.
+    ...(options.resolveModel ? { resolveModel: options.resolveModel } : { models: [APP_MODEL] }),
   });
   const api = toNodeListener(handler);
   const server = createServer((req, res) => {

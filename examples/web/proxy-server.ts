@@ -6,15 +6,17 @@
  *
  * Then open the page with `?proxy=/api/stream` (Vite forwards /api here). Clients must send the
  * bearer token PROXY_TOKEN (default `dev-token`; in a real app, check the user's session in
- * `authorize`). With a real upstream, `resolveModel` pins the model: the page cannot choose.
+ * `authorize`). The server defines the model it calls (`models`): the page's model only names it,
+ * and nothing else of it (base URL, headers, provider) is used. With a real upstream,
+ * `resolveModel` pins every other id the page asks for to that model.
  */
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Model, StreamFn } from "../../src/index.js";
 import { openaiCompatible } from "../../src/providers/openai/index.js"; // in your app: from "rxagent/openai"
 import { createProxyHandler } from "../../src/providers/proxy/index.js"; // in your app: from "rxagent/proxy"
-import { toNodeListener } from "../../src/providers/proxy/node.js"; // in your app: from "rxagent/proxy/node"
-import { demoModel } from "../../demo/demo-model.js";
+import { createProxyServer } from "../../src/providers/proxy/node.js"; // in your app: from "rxagent/proxy/node"
+import { DEMO_MODEL, demoModel } from "../../demo/demo-model.js";
 
 export interface ProxyServerOptions {
   port?: number;
@@ -22,35 +24,45 @@ export interface ProxyServerOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** The model behind the proxy, from `OPENAI_BASE_URL` (+ `OPENAI_API_KEY`, `OPENAI_MODEL`); none when unset. */
+/** The model behind the proxy, from `OPENAI_BASE_URL` (+ `OPENAI_API_KEY`, `OPENAI_MODEL`); the demo model when unset. */
 export interface EnvUpstream {
   streamFn?: StreamFn;
-  resolveModel?: (requested: Model) => Model;
+  /** The server's model: what is called, with the server's cap on output tokens. */
+  model: Model;
+  /** With a real upstream: any other id the page asks for is answered by `model`. */
+  resolveModel?: () => Model;
   /** For the log line. */
   upstream: string;
 }
 
 /** The OpenAI-compatible server the environment names, or nothing (then the demo model). */
 export function upstreamFromEnv(env: NodeJS.ProcessEnv): EnvUpstream {
-  if (!env.OPENAI_BASE_URL) return { upstream: "the embedded demo model" };
-  const id = env.OPENAI_MODEL ?? "gpt-4o-mini";
+  if (!env.OPENAI_BASE_URL) return { model: DEMO_MODEL, upstream: "the embedded demo model" };
+  const model: Model = { id: env.OPENAI_MODEL ?? "gpt-4o-mini", api: "openai-completions", provider: "openai", maxTokens: 4096 };
   return {
+    // The base URL and key are the server's, fixed here: nothing the page sends can change them.
     streamFn: openaiCompatible({ baseUrl: env.OPENAI_BASE_URL, ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}) }),
-    resolveModel: () => ({ id, api: "openai-completions", provider: "openai" }),
-    upstream: `${id} at ${env.OPENAI_BASE_URL}`,
+    model,
+    resolveModel: () => model,
+    upstream: `${model.id} at ${env.OPENAI_BASE_URL}`,
   };
 }
 
 /** Starts the proxy; resolves with the server and its URL once it listens. */
 export async function startProxyServer(options: ProxyServerOptions = {}): Promise<{ server: Server; url: string; upstream: string }> {
   const env = options.env ?? process.env;
-  const { streamFn = demoModel(), resolveModel, upstream } = upstreamFromEnv(env);
-  const handler = createProxyHandler({ streamFn, token: options.token ?? env.PROXY_TOKEN ?? "dev-token", ...(resolveModel ? { resolveModel } : {}) });
-  const listener = toNodeListener(handler);
-  const server = createServer((req, res) => {
-    if (req.url?.split("?")[0] === "/api/stream") return listener(req, res);
-    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "POST /api/stream" }));
+  const { streamFn = demoModel(), model, resolveModel, upstream } = upstreamFromEnv(env);
+  const proxy = createProxyHandler({
+    streamFn,
+    token: options.token ?? env.PROXY_TOKEN ?? "dev-token",
+    models: [model],
+    ...(resolveModel ? { resolveModel } : {}),
+    maxConcurrentPerToken: 4,
   });
+  // createProxyServer sets deadlines for slow clients (headers 10 s, whole request 60 s).
+  const server = createProxyServer((request) =>
+    new URL(request.url).pathname === "/api/stream" ? proxy(request) : Response.json({ error: "POST /api/stream" }, { status: 404 }),
+  );
   await new Promise<void>((resolve) => server.listen(options.port ?? Number(env.PORT ?? 8787), "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return { server, url: `http://127.0.0.1:${port}`, upstream };

@@ -186,7 +186,7 @@ describe("examples/web in headless Chromium", () => {
     const denied = await open("?proxy=/api/stream&token=wrong");
     await send(denied, "hello");
     await denied.waitForFunction(() => document.getElementById("status")!.dataset.status === "error");
-    expect(await denied.locator("#messages li.assistant.error").textContent()).toMatch(/Proxy error: HTTP 401.*Invalid bearer token/);
+    expect(await denied.locator("#messages li.assistant.error").textContent()).toMatch(/Proxy error: HTTP 401.*Invalid access token/);
     await denied.close();
   });
 

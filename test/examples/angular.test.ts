@@ -149,7 +149,7 @@ describe("provideAgent's factory and inject()", () => {
   const SESSION = new InjectionToken<{ token: string }>("session");
   const session = { token: "token-1" };
   /** The proxy server in process: streamProxy's fetch goes straight to its handler. */
-  const handler = createProxyHandler({ streamFn: demoModel({ delayMs: 0 }), authorize: (token) => token === session.token });
+  const handler = createProxyHandler({ streamFn: demoModel({ delayMs: 0 }), models: [DEMO_MODEL], authorize: (token) => token === session.token });
   const fetchThroughHandler: typeof fetch = async (input, init) => handler(new Request(input as string, init));
 
   it("inject() in the factory, the service read in the per-request callback: every request sends the current token", async () => {

@@ -521,7 +521,7 @@ export const typed: Observable<string> = events.pipe(map((event) => event.type))
 // The other entries: only that they type-check.
 export const openai = withRetry(openaiCompatible({ baseUrl: "http://localhost:1/v1", apiKey: "key" }));
 export const proxied = streamProxy({ url: "/api/stream", authToken: "token" });
-export const handler = toNodeListener(createProxyHandler({ streamFn: openaiCompatible({}), token: "token" }));
+export const handler = toNodeListener(createProxyHandler({ streamFn: openaiCompatible({}), token: "token", models: [{ id: "gpt-4o-mini", api: "openai-completions", provider: "openai" }] }));
 export const piAi = fromPiAi(() => undefined);
 // rxagent's Agent is the core's with a default: one class hierarchy, the same options.
 export const strict: CoreAgent = new CoreAgent({ streamFn: provider, validator: interpretingValidator });

@@ -127,7 +127,7 @@ describe("the Agent on real HTTP", () => {
     server = await startTestServer((_r, index) =>
       index === 0 ? errorResponse(429, "error-429.json", { "retry-after-ms": "20" }) : sseResponse(index === 1 ? "tool-call.sse" : "final-answer.sse"),
     );
-    const proxy = createServer(toNodeListener(createProxyHandler({ streamFn: openaiCompatible({ baseUrl: `${server.url}/v1`, apiKey: "sk-server" }), token: "t0k" })));
+    const proxy = createServer(toNodeListener(createProxyHandler({ streamFn: openaiCompatible({ baseUrl: `${server.url}/v1`, apiKey: "sk-server" }), token: "t0k", models: [{ id: "gpt-4o-mini", api: "openai-completions", provider: "openai" }] })));
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     try {
       const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api/stream`;

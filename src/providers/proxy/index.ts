@@ -3,11 +3,20 @@
  *
  * {@link streamProxy} is a `StreamFn` that POSTs each request to your endpoint with a bearer
  * token and rebuilds the provider events from the stripped events the server streams back;
- * {@link createProxyHandler} is that server, as a fetch-style handler. To the agent a proxied
- * model is like any other: only the `streamFn` changes.
+ * {@link createProxyHandler} is that server, as a fetch-style handler, serving only the models
+ * the server defines. To the agent a proxied model is like any other: only the `streamFn` changes.
  *
  * @module
  */
 export { type StreamProxyOptions, streamProxy } from "./stream-proxy.js";
-export { createProxyHandler, type ProxyHandlerOptions, type ProxyRequestBody, type ProxyRequestOptions } from "./proxy-server.js";
+export {
+  createProxyHandler,
+  type ProxyHandlerOptions,
+  type ProxyModelRequest,
+  type ProxyModels,
+  type ProxyRequestBody,
+  type ProxyRequestOptions,
+} from "./proxy-server.js";
+export { ProxyError } from "./proxy-error.js";
+export { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from "./proxy-options.js";
 export { toProxyEvent, ProxyEventDecoder, ProxyEventEncoder, type HeadUpdate, type MessageHead, type ProxyEvent } from "./proxy-events.js";

@@ -5,14 +5,19 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { redactSecrets } from "../../model/redact-secrets.js";
+import { requestBodyStream } from "./node-body.js";
 
 /** A fetch-style handler. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
 /**
  * Adapts `handler` to a Node `(req, res)` listener. The web `Request` gets a signal that fires
- * when the client disconnects; the `Response` body is streamed with backpressure, and
- * cancelled when the client goes away (so the proxy aborts its upstream request).
+ * when the client disconnects, and a body that is a stream read from the socket only as the
+ * handler reads it: nothing is buffered before the handler asks (so it can refuse a token or a
+ * size first). A response sent before the body was read whole closes the connection, so an
+ * unread upload ends with it. The `Response` body is streamed with backpressure, and cancelled
+ * when the client goes away (so the proxy aborts its upstream request).
  *
  * @example
  * ```ts
@@ -20,7 +25,7 @@ export type FetchHandler = (request: Request) => Response | Promise<Response>;
  * import { createProxyHandler } from "rxagent/proxy";
  * import { toNodeListener } from "rxagent/proxy/node";
  *
- * createServer(toNodeListener(createProxyHandler({ streamFn, token: process.env.PROXY_TOKEN }))).listen(8787);
+ * createServer(toNodeListener(createProxyHandler({ streamFn, models, token: process.env.PROXY_TOKEN }))).listen(8787);
  * ```
  * @param handler - The fetch-style handler.
  * @return A listener for `http.createServer` (or `app.post("/api/stream", listener)`).
@@ -28,9 +33,11 @@ export type FetchHandler = (request: Request) => Response | Promise<Response>;
 export function toNodeListener(handler: FetchHandler): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     handle(handler, req, res).catch((error: unknown) => {
+      // The handler's own words may hold secrets or internals: log them redacted, answer generically.
+      console.error(`rxagent toNodeListener: ${redactSecrets(error instanceof Error ? error.message : String(error))}`);
       if (!res.headersSent) {
-        res.writeHead(500, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+        res.writeHead(500, { "content-type": "application/json", ...(req.complete ? {} : { connection: "close" }) });
+        res.end(JSON.stringify({ error: "Internal server error" }));
       } else {
         res.destroy();
       }
@@ -44,8 +51,6 @@ async function handle(handler: FetchHandler, req: IncomingMessage, res: ServerRe
     if (!res.writableFinished) clientGone.abort();
   });
 
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of req) chunks.push(typeof chunk === "string" ? new TextEncoder().encode(chunk) : (chunk as Uint8Array));
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
@@ -53,16 +58,16 @@ async function handle(handler: FetchHandler, req: IncomingMessage, res: ServerRe
   }
   const method = req.method ?? "GET";
   const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
-  const request = new Request(url, {
-    method,
-    headers,
-    body: method === "GET" || method === "HEAD" ? null : Buffer.concat(chunks),
-    signal: clientGone.signal,
-  });
+  const hasBody = method !== "GET" && method !== "HEAD";
+  // `duplex: "half"` is what fetch requires of a streamed request body.
+  const init = { method, headers, body: hasBody ? requestBodyStream(req) : null, signal: clientGone.signal, duplex: "half" };
+  const request = new Request(url, init as RequestInit);
 
   const response = await handler(request);
   const responseHeaders: string[] = [];
   response.headers.forEach((value, name) => responseHeaders.push(name, value));
+  // Node would read and discard the rest of an unread upload to keep the connection: close it instead.
+  if (!req.complete) responseHeaders.push("connection", "close");
   res.writeHead(response.status, response.statusText || undefined, responseHeaders);
   if (!response.body) {
     res.end();

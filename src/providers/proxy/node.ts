@@ -7,3 +7,4 @@
  * @module
  */
 export { type FetchHandler, toNodeListener } from "./node-listener.js";
+export { createProxyServer, type ProxyServerOptions } from "./node-server.js";

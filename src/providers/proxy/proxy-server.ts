@@ -1,8 +1,12 @@
 /**
  * The server side of the stream proxy: a fetch-style handler, `(request: Request) =>
  * Promise<Response>`, that authenticates a bearer token, runs a server-side `StreamFn` (which
- * holds the provider key) and streams its events to the browser as server-sent events with
- * the bulky `partial` stripped.
+ * holds the provider key) on a server-defined model and streams its events to the browser as
+ * server-sent events with the bulky `partial` stripped.
+ *
+ * What it trusts from the browser: the transcript, the model's `id` (and `api`) to pick one of
+ * the server's models, and a few options within bounds. Nothing else of the client's model
+ * (`baseUrl`, `headers`, `provider`, ...) reaches the upstream call.
  *
  * It runs wherever web `Request`/`Response` do: Deno, Bun, Cloudflare Workers, Hono, Next.js
  * route handlers, and Node's `http` through `rxagent/proxy/node`. Cancellation goes both ways:
@@ -11,101 +15,39 @@
  *
  * @module
  */
-import type { Subscription } from "rxjs";
-import { failedAssistantMessage } from "../../model/assistant-message.js";
 import { describeError } from "../../model/describe-error.js";
-import type { AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions, ThinkingBudgets, ThinkingLevel } from "../../model/messages.js";
-import { ProxyEventEncoder } from "./proxy-events.js";
-import { callStreamFn, StreamFnFailure } from "../../stream/stream-fn-call.js";
+import type { Model, StreamOptions } from "../../model/messages.js";
+import { bearerToken, StreamSlots, tokenMatcher } from "./proxy-auth.js";
+import { declaredTooLarge, readBodyText } from "./proxy-body.js";
+import { logProxyError, proxyError } from "./proxy-error.js";
+import { modelResolver } from "./proxy-models.js";
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, type ProxyHandlerOptions } from "./proxy-options.js";
+import { checkRequestBody, clampMaxTokens, type CheckedRequest } from "./proxy-request.js";
+import { upstreamEventStream, type UpstreamCall } from "./proxy-upstream.js";
 
-/** The request body the proxy client sends. */
-export interface ProxyRequestBody {
-  model: Model;
-  context: LlmContext;
-  options?: ProxyRequestOptions;
-}
-
-/** The per-request options a client may set; everything else (keys, headers) stays on the server. */
-export interface ProxyRequestOptions {
-  reasoning?: Exclude<ThinkingLevel, "off">;
-  maxTokens?: number;
-  temperature?: number;
-  sessionId?: string;
-  thinkingBudgets?: ThinkingBudgets;
-}
-
-/** Configuration of {@link createProxyHandler}. */
-export interface ProxyHandlerOptions {
-  /** Calls the real provider (e.g. `openaiCompatible({ apiKey: process.env.OPENAI_API_KEY })`). */
-  streamFn: StreamFn;
-  /** The bearer token clients must send. Use `authorize` for per-user tokens. */
-  token?: string;
-  /** Decides whether a bearer token (`undefined` when none was sent) may use the proxy. */
-  authorize?: (token: string | undefined, request: Request) => boolean | PromiseLike<boolean>;
-  /**
-   * The model to call for the one the client asked for, or `undefined` to refuse it (403).
-   * Use it to allow-list models or to fill in server-side fields (`baseUrl`). Default: as asked.
-   */
-  resolveModel?: (requested: Model, request: Request) => Model | undefined | PromiseLike<Model | undefined>;
-  /** The provider key for a request, passed to `streamFn` as `options.apiKey`. */
-  getApiKey?: (provider: string) => string | undefined | PromiseLike<string | undefined>;
-  /**
-   * Options for every upstream call: server-side headers, a scheduler, or limits. They win over
-   * what the client asked for (set `maxTokens` here to cap it).
-   */
-  streamOptions?: Omit<StreamOptions, "signal" | "apiKey">;
-}
-
-const bytes = new TextEncoder();
-const REASONING_LEVELS = new Set(["minimal", "low", "medium", "high", "xhigh", "max"]);
+export type { ProxyHandlerOptions, ProxyModelRequest, ProxyModels, ProxyRequestBody, ProxyRequestOptions } from "./proxy-options.js";
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 }
 
-/** Compares two strings in time that does not depend on where they differ. */
-function sameToken(a: string, b: string): boolean {
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < Math.max(a.length, b.length); i++) diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
-  return diff === 0;
-}
-
-function bearer(request: Request): string | undefined {
-  const match = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");
-  return match ? match[1]!.trim() : undefined;
-}
-
-function pickOptions(options: unknown): ProxyRequestOptions {
-  const picked: ProxyRequestOptions = {};
-  if (!options || typeof options !== "object") return picked;
-  const o = options as Record<string, unknown>;
-  if (typeof o.reasoning === "string" && REASONING_LEVELS.has(o.reasoning)) picked.reasoning = o.reasoning as ProxyRequestOptions["reasoning"];
-  if (typeof o.maxTokens === "number") picked.maxTokens = o.maxTokens;
-  if (typeof o.temperature === "number") picked.temperature = o.temperature;
-  if (typeof o.sessionId === "string") picked.sessionId = o.sessionId;
-  if (o.thinkingBudgets && typeof o.thinkingBudgets === "object") picked.thinkingBudgets = o.thinkingBudgets as ThinkingBudgets;
-  return picked;
-}
-
-/** What the client reads when the upstream call failed. */
-function upstreamFailureText(error: unknown): string {
-  if (!(error instanceof StreamFnFailure)) return `The upstream provider failed: ${describeError(error)}`;
-  if (error.kind === "incomplete") return "The upstream provider ended without a final done or error event";
-  return `The upstream provider failed: ${error.cause !== undefined ? describeError(error.cause) : error.message}`;
-}
-
-function isModel(value: unknown): value is Model {
-  const m = value as Record<string, unknown> | null;
-  return !!m && typeof m === "object" && typeof m.id === "string" && typeof m.api === "string" && typeof m.provider === "string";
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(value > 0) || !Number.isFinite(value)) throw new TypeError(`createProxyHandler: \`${name}\` must be a positive number, got ${String(value)}`);
+  return value;
 }
 
 /**
- * Creates the proxy's request handler.
+ * Creates the proxy's request handler. Requires `token` or `authorize`, and `models` or
+ * `resolveModel` (it throws without them: there is no "call what the client asks" mode).
  *
- * Answers `405` to anything but `POST`, `401` (with `WWW-Authenticate: Bearer`) to a missing
- * or wrong token, `400` to a body that is not `{ model, context: { messages } }`, `403` to a
- * model `resolveModel` refuses, and otherwise `200` with a `text/event-stream` of
- * {@link ProxyEvent}s that always ends with `done` or `error`.
+ * Answers, in this order: `405` to anything but `POST`; `401` (with `WWW-Authenticate: Bearer`)
+ * to a missing or wrong token, before any of the body is read; `413` to a body over
+ * `maxBodyBytes` (by `Content-Length` before reading, or while reading); `408` to a body slower
+ * than `bodyTimeoutMs`; `400` to a body that is not `{ model: { id }, context: { messages } }` or
+ * has options out of bounds; `403` to a model the server does not serve; `429` (with
+ * `Retry-After`) over `maxConcurrentPerToken`; `500` when a hook throws; otherwise `200` with a
+ * `text/event-stream` of `ProxyEvent`s that always ends with `done` or `error`.
  *
  * @example
  * ```ts
@@ -114,133 +56,91 @@ function isModel(value: unknown): value is Model {
  *
  * const handler = createProxyHandler({
  *   streamFn: openaiCompatible({ apiKey: process.env.OPENAI_API_KEY }),
+ *   models: [{ id: "gpt-4o-mini", api: "openai-completions", provider: "openai", maxTokens: 4096 }],
  *   authorize: (token) => sessions.isValid(token),
  * });
  * Bun.serve({ fetch: (request) => handler(request) }); // or Deno.serve(handler), a Worker, ...
  * ```
- * @param options - The upstream `StreamFn`, authentication and policy.
+ * @param options - The upstream `StreamFn`, the models, authentication and limits.
  * @return The handler.
  * @see streamProxy for the client.
  */
 export function createProxyHandler(options: ProxyHandlerOptions): (request: Request) => Promise<Response> {
+  const matches = options.authorize ? undefined : options.token !== undefined ? tokenMatcher(options.token) : undefined;
+  if (!options.authorize && !matches) throw new TypeError("createProxyHandler: give a `token` or an `authorize` function");
+  const resolve = modelResolver(options);
+  const maxBodyBytes = positive(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, "maxBodyBytes");
+  const bodyTimeoutMs = positive(options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, "bodyTimeoutMs");
+  const slots = options.maxConcurrentPerToken !== undefined ? new StreamSlots(positive(options.maxConcurrentPerToken, 0, "maxConcurrentPerToken")) : undefined;
+  const onError = options.onError ?? logProxyError;
+
   return async (request) => {
-    const accepted = await acceptRequest(options, request);
-    if (accepted instanceof Response) return accepted;
-    const stream = upstreamEventStream(options.streamFn, startUpstreamCall(options, request, accepted));
-    return new Response(stream, {
-      status: 200,
-      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
-    });
+    if (request.method !== "POST") return json(405, { error: "Method not allowed: POST a stream request" }, { allow: "POST" });
+    const token = bearerToken(request);
+    const secrets = [token, options.token];
+    try {
+      const allowed = options.authorize ? await options.authorize(token, request) : await matches!(token);
+      if (!allowed) return json(401, { error: token === undefined ? "Missing access token" : "Invalid access token" }, { "www-authenticate": 'Bearer realm="rxagent-proxy"' });
+
+      const declared = declaredTooLarge(request, maxBodyBytes);
+      if (declared) return json(declared.status, { error: declared.error });
+      const text = await readBodyText(request, maxBodyBytes, bodyTimeoutMs);
+      if (typeof text !== "string") return json(text.status, { error: text.error });
+      const checked = checkRequestBody(text);
+      if (typeof checked === "string") return json(400, { error: checked });
+
+      const model = await resolve(checked.requested, request);
+      if (!model) return json(403, { error: `Model not allowed: ${JSON.stringify(checked.requested.id.slice(0, 100))}` });
+      let release = () => undefined as void;
+      if (slots) {
+        const slot = slots.acquire(token);
+        if (!slot) return json(429, { error: `Too many concurrent streams for this token (limit ${slots.limit})` }, { "retry-after": "1" });
+        release = slot;
+      }
+      let call: UpstreamCall;
+      try {
+        const apiKey = await options.getApiKey?.(model.provider);
+        secrets.push(apiKey, ...Object.values(options.streamOptions?.headers ?? {}));
+        call = upstreamCall(options, request, checked, model, apiKey, release, secrets, (error) => onError(error, request));
+      } catch (error) {
+        release();
+        throw error;
+      }
+      return new Response(upstreamEventStream(options.streamFn, call), {
+        status: 200,
+        headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
+      });
+    } catch (error) {
+      onError(proxyError(`The proxy failed to handle a request: ${describeError(error)}`, secrets), request);
+      return json(500, { error: "The proxy failed to handle the request" });
+    }
   };
 }
 
-/** A request that passed every check: the body, the model to call and its provider key. */
-interface AcceptedRequest {
-  body: ProxyRequestBody;
-  model: Model;
-  apiKey: string | undefined;
-}
-
-/** One upstream call of an accepted request, and the means to end it. */
-interface UpstreamCall {
-  model: Model;
-  context: LlmContext;
-  /** Carries the upstream signal: aborting `upstream` cancels the provider request. */
-  streamOptions: StreamOptions;
-  upstream: AbortController;
-  /** Stops watching the client connection, once the stream is over. */
-  release: () => void;
-}
-
 /**
- * Checks a request in order (method, bearer token, body, model) and returns what to call, or
- * the error `Response` of the first check it fails.
+ * Prepares the upstream call on the server's model and ties it to the client connection: the
+ * client leaving aborts it. The server's `streamOptions` win over the client's options.
  */
-async function acceptRequest(options: ProxyHandlerOptions, request: Request): Promise<AcceptedRequest | Response> {
-  if (request.method !== "POST") return json(405, { error: "Method not allowed: POST a stream request" }, { allow: "POST" });
-
-  const token = bearer(request);
-  const allowed = options.authorize
-    ? await options.authorize(token, request)
-    : options.token !== undefined && token !== undefined && sameToken(token, options.token);
-  if (!allowed) {
-    return json(401, { error: token === undefined ? "Missing bearer token" : "Invalid bearer token" }, { "www-authenticate": 'Bearer realm="rxagent-proxy"' });
-  }
-
-  const body = await readBody(request);
-  if (body instanceof Response) return body;
-  const model = options.resolveModel ? await options.resolveModel(body.model, request) : body.model;
-  if (!model) return json(403, { error: `Model not allowed: ${body.model.provider}/${body.model.id}` });
-  const apiKey = await options.getApiKey?.(model.provider);
-  return { body, model, apiKey };
-}
-
-/** Parses the request body, or returns the `400` for one that is not a stream request. */
-async function readBody(request: Request): Promise<ProxyRequestBody | Response> {
-  let body: ProxyRequestBody;
-  try {
-    body = (await request.json()) as ProxyRequestBody;
-  } catch {
-    return json(400, { error: "The request body is not JSON" });
-  }
-  if (!body || !isModel(body.model) || !body.context || !Array.isArray(body.context.messages)) {
-    return json(400, { error: "Expected a JSON body { model: { id, api, provider }, context: { messages: [] }, options? }" });
-  }
-  return body;
-}
-
-/** Prepares the upstream call and ties it to the client connection: the client leaving aborts it. */
-function startUpstreamCall(options: ProxyHandlerOptions, request: Request, { body, model, apiKey }: AcceptedRequest): UpstreamCall {
+function upstreamCall(
+  options: ProxyHandlerOptions,
+  request: Request,
+  checked: CheckedRequest,
+  model: Model,
+  apiKey: string | undefined,
+  releaseSlot: () => void,
+  secrets: (string | undefined)[],
+  report: UpstreamCall["report"],
+): UpstreamCall {
   const upstream = new AbortController();
   const onClientGone = () => upstream.abort(request.signal.reason);
   request.signal.addEventListener("abort", onClientGone, { once: true });
-  const streamOptions: StreamOptions = { ...pickOptions(body.options), ...options.streamOptions, signal: upstream.signal };
+  const { maxTokens, ...asked } = checked.options;
+  const clamped = clampMaxTokens(maxTokens, model, options.maxOutputTokens);
+  const streamOptions: StreamOptions = { ...asked, ...(clamped !== undefined ? { maxTokens: clamped } : {}), ...options.streamOptions, signal: upstream.signal };
   if (apiKey !== undefined) streamOptions.apiKey = apiKey;
-  const context: LlmContext = { messages: body.context.messages };
-  return { model, context, streamOptions, upstream, release: () => request.signal.removeEventListener("abort", onClientGone) };
-}
-
-/**
- * The upstream call's events as server-sent events. The stream closes after the final event
- * (an upstream failure becomes that `error` event); cancelling it aborts the upstream call.
- */
-function upstreamEventStream(streamFn: StreamFn, call: UpstreamCall): ReadableStream<Uint8Array> {
-  const { model, context, streamOptions, upstream, release } = call;
-  let subscription: Subscription | undefined;
-  let closed = false;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const encoder = new ProxyEventEncoder();
-      const send = (event: AssistantMessageEvent) => {
-        if (closed) return;
-        controller.enqueue(bytes.encode(`data: ${JSON.stringify(encoder.encode(event))}\n\n`));
-      };
-      const close = () => {
-        if (closed) return;
-        closed = true;
-        release();
-        controller.close();
-      };
-      const fail = (message: string) => {
-        const reason = upstream.signal.aborted ? "aborted" : "error";
-        send({ type: "error", reason, error: failedAssistantMessage(model, message, reason, streamOptions.scheduler?.now() ?? Date.now()) });
-      };
-      // `callStreamFn` ends the stream at the final event and reports every failure, an
-      // incomplete stream included, as one `StreamFnFailure`.
-      subscription = callStreamFn(streamFn, model, context, streamOptions).subscribe({
-        next: send,
-        error: (error: unknown) => {
-          fail(upstreamFailureText(error));
-          close();
-        },
-        complete: close,
-      });
-    },
-    cancel() {
-      closed = true;
-      release();
-      upstream.abort();
-      subscription?.unsubscribe();
-    },
-  });
+  const release = () => {
+    request.signal.removeEventListener("abort", onClientGone);
+    releaseSlot();
+  };
+  return { model, context: { messages: checked.messages }, streamOptions, upstream, secrets, report, release };
 }

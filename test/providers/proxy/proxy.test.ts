@@ -36,6 +36,8 @@ async function startProxy(options: Partial<ProxyHandlerOptions> = {}): Promise<s
     streamFn: openaiCompatible({ baseUrl: `${upstream!.url}/v1` }),
     token: TOKEN,
     getApiKey: (provider) => (provider === "openai" ? "sk-server-side" : undefined),
+    models: [{ ...model, maxTokens: 4096 }],
+    onError: () => undefined,
     ...options,
   });
   proxy = createServer(toNodeListener(handler));
@@ -95,11 +97,11 @@ describe("streamProxy + createProxyHandler over real HTTP", () => {
     expect(shape(events)).toEqual(["error"]);
     const message = finalMessage(events);
     expect(message.stopReason).toBe("error");
-    expect(message.errorMessage).toBe("Proxy error: HTTP 401 Unauthorized: Invalid bearer token");
+    expect(message.errorMessage).toBe("Proxy error: HTTP 401 Unauthorized: Invalid access token");
     expect(getProviderFailure(message)).toMatchObject({ status: 401, retryable: false });
 
     const missing = finalMessage(await collect(streamProxy({ url }), weatherContext()));
-    expect(missing.errorMessage).toBe("Proxy error: HTTP 401 Unauthorized: Missing bearer token");
+    expect(missing.errorMessage).toBe("Proxy error: HTTP 401 Unauthorized: Missing access token");
     const raw = await fetch(url, { method: "POST", body: "{}", headers: { authorization: "Bearer nope" } });
     expect(raw.status).toBe(401);
     expect(raw.headers.get("www-authenticate")).toMatch(/^Bearer/);
@@ -147,7 +149,8 @@ describe("streamProxy + createProxyHandler over real HTTP", () => {
     const up = await serveUpstream(errorResponse(500, "error-500.json"), sseResponse("text.sse"));
     const url = await startProxy();
     const single = finalMessage(await collect(streamProxy({ url, authToken: TOKEN }), weatherContext()));
-    expect(single.errorMessage).toBe("HTTP 500 Internal Server Error: The server had an error while processing your request. Sorry about that! [server_error]");
+    // The browser gets the failure's kind and status, not the upstream's words (they go to onError).
+    expect(single.errorMessage).toBe("The upstream provider failed (HTTP 500)");
     expect(getProviderFailure(single)).toMatchObject({ kind: "http", status: 500, retryable: true });
 
     const retried = await collect(withRetry(streamProxy({ url, authToken: TOKEN }), { initialDelayMs: 10 }), weatherContext());
@@ -159,6 +162,7 @@ describe("streamProxy + createProxyHandler over real HTTP", () => {
     await serveUpstream(sseResponse("text.sse"));
     const handler = createProxyHandler({
       token: TOKEN,
+      models: [model],
       streamFn: () =>
         new Observable<AssistantMessageEvent>((subscriber) => {
           subscriber.next({ type: "start", partial: emptyAssistantMessage(model, 0) });
@@ -188,7 +192,7 @@ describe("createProxyHandler as a fetch-style handler", () => {
         return () => (unsubscribed = true);
       });
     };
-    const response = await createProxyHandler({ streamFn, token: TOKEN })(post({ model, context: weatherContext() }));
+    const response = await createProxyHandler({ streamFn, token: TOKEN, models: [model] })(post({ model, context: weatherContext() }));
     const reader = response.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(first).toMatch(/^data: \{"type":"start"/);
@@ -201,9 +205,9 @@ describe("createProxyHandler as a fetch-style handler", () => {
   it("an upstream that completes without done, or errors, still ends with a final error event", async () => {
     for (const [streamFn, expected] of [
       [() => of({ type: "start", partial: emptyAssistantMessage(model, 0) } as AssistantMessageEvent), "The upstream provider ended without a final done or error event"],
-      [() => Promise.reject(new Error("boom")), "The upstream provider failed: boom"],
+      [() => Promise.reject(new Error("boom")), "The upstream provider failed"],
     ] as [StreamFn, string][]) {
-      const handler = createProxyHandler({ streamFn, token: TOKEN });
+      const handler = createProxyHandler({ streamFn, token: TOKEN, models: [model], onError: () => undefined });
       const events = await collect(streamProxy({ url: "http://proxy.test/api/stream", authToken: TOKEN, fetch: (input, init) => handler(new Request(input, init)) }), weatherContext());
       expect(finalMessage(events).errorMessage).toBe(expected);
     }
@@ -215,7 +219,7 @@ describe("createProxyHandler as a fetch-style handler", () => {
       seen = { ...options };
       return of({ type: "done", reason: "stop", message: emptyAssistantMessage(m, 0) } as AssistantMessageEvent);
     };
-    const handler = createProxyHandler({ streamFn, token: TOKEN, streamOptions: { maxTokens: 100 }, getApiKey: () => "sk-server" });
+    const handler = createProxyHandler({ streamFn, token: TOKEN, models: [model], streamOptions: { maxTokens: 100 }, getApiKey: () => "sk-server" });
     const options = { maxTokens: 1_000_000, temperature: 0.3, reasoning: "turbo", sessionId: "s1", apiKey: "sk-client", headers: { "x-evil": "1" } };
     const response = await handler(post({ model, context: weatherContext(), options }));
     await response.text();
@@ -226,13 +230,13 @@ describe("createProxyHandler as a fetch-style handler", () => {
   });
 
   it("refuses other methods (405), bad bodies (400) and models resolveModel rejects (403)", async () => {
-    const handler = createProxyHandler({ streamFn: () => NEVER, token: TOKEN, resolveModel: (m) => (m.id === "gpt-4o-mini" ? m : undefined) });
+    const handler = createProxyHandler({ streamFn: () => NEVER, token: TOKEN, resolveModel: (m) => (m.id === "gpt-4o-mini" ? model : undefined) });
     expect((await handler(new Request("http://proxy.test/", { method: "GET" }))).status).toBe(405);
     expect((await handler(post("not json at all"))).status).toBe(400);
     const notJson = new Request("http://proxy.test/", { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: "{" });
     expect((await handler(notJson)).status).toBe(400);
     const refused = await handler(post({ model: { ...model, id: "o3-pro" }, context: weatherContext() }));
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toEqual({ error: "Model not allowed: openai/o3-pro" });
+    expect(await refused.json()).toEqual({ error: 'Model not allowed: "o3-pro"' });
   });
 });
