@@ -164,12 +164,14 @@ export class AgentRunner {
 
   /** The run is journaled as ended (SPEC S6), then over. A journal that cannot be written is the run's error. */
   private finish(run: ActiveRun): void {
-    const written = this.recorder?.runEnded(this.store.errorMessage);
+    const recorder = this.recorder;
+    const written = recorder?.runEnded(this.store.errorMessage);
     if (!written) return this.settle(run);
     written.subscribe({
       complete: () => this.settle(run),
+      // This write, or one before it, failed: the session closes itself and says why.
       error: (error: unknown) => {
-        this.store.errorMessage = `The session journal could not be written: ${describeError(error)}`;
+        this.store.errorMessage = recorder!.failed(error);
         this.settle(run);
       },
     });

@@ -24,6 +24,11 @@ export interface SessionJournal extends QueueObserver {
   stopping(reason: "aborted" | "ended"): void;
   /** Writes that the app replaced the transcript. */
   replaced(messages: readonly AgentMessage[], reset: boolean): void;
+  /**
+   * The journal could not be written (`error`, from a write the run waited on): the session
+   * closes itself (the Agent is detached, nothing more is journaled). Returns the run's error text.
+   */
+  failed(error: unknown): string;
 }
 
 /** A resumed run whose batch waits for approvals: it goes on when the first one is answered (SPEC R1). @internal */

@@ -6,12 +6,14 @@
  *
  * @module
  */
-import { catchError, concat, defer, EMPTY, finalize, ignoreElements, isObservable, type Observable, throwError } from "rxjs";
+import { catchError, concat, defer, EMPTY, finalize, ignoreElements, isObservable, Observable, throwError } from "rxjs";
 import type { AgentSession, SessionHost } from "../agent/session-port.js";
 import type { AgentEvent } from "../model/types.js";
 import { andThen, maybeAsync } from "../rx/maybe-async.js";
 import type { AgentTool } from "../tools/tool-types.js";
 import { JOURNAL_VERSION, type ReplayPolicy } from "./journal-entry.js";
+import { journalFailureText } from "./journal-failure.js";
+import { SessionFencedError } from "./session-errors.js";
 import { checkSessionOptions, openSession, type OpenedSession, type SessionOptions } from "./open-session.js";
 import { planResume } from "./resume-plan.js";
 import { SessionRecorder } from "./session-recorder.js";
@@ -97,10 +99,42 @@ class JournaledSession implements AgentSession {
       host.detach();
       this.opened = undefined;
       this.state = "closed";
-      const release = (): Observable<never> => this.release(opened.lease);
       const written = opened.recorder.writer.whenDurable();
-      return written ? concat(written.pipe(ignoreElements()), defer(release)) : release();
+      if (!written) return this.release(opened.lease);
+      return new Observable<never>((subscriber) =>
+        written.subscribe({
+          complete: () => this.release(opened.lease).subscribe(subscriber),
+          error: (error: unknown) => this.unwritten(opened.lease, error).subscribe(subscriber),
+        }),
+      );
     });
+  }
+
+  /**
+   * `closeSession()` found writes that failed. Fenced: the lease is another writer's, so nothing
+   * is released and the close succeeds (the run that was fenced said so). Any other failure: the
+   * lease is given back as well as the store allows, and the close rejects with it, since
+   * something the app did (a queued message, a clear) is not on record.
+   */
+  private unwritten(lease: OpenedSession["lease"], error: unknown): Observable<never> {
+    if (error instanceof SessionFencedError) return EMPTY;
+    return concat(this.release(lease).pipe(catchError(() => EMPTY)), throwError(() => error));
+  }
+
+  /**
+   * A write failed: nothing more is journaled under this writer. The session closes (the lease
+   * is given back unless it was taken over already); `resume()` opens it again from the journal.
+   */
+  private closeAfterFailure(host: SessionHost, error: unknown): string {
+    const opened = this.opened;
+    if (opened && this.state === "open") {
+      host.detach();
+      this.opened = undefined;
+      this.state = "closed";
+      // Best effort: a store that cannot append may not release either; the lease then runs out.
+      if (!(error instanceof SessionFencedError)) this.release(opened.lease).pipe(catchError(() => EMPTY)).subscribe();
+    }
+    return journalFailureText(this.id, error);
   }
 
   /** Gives the lease back to the store. */
@@ -135,7 +169,7 @@ class JournaledSession implements AgentSession {
       // The rest of what the run would refuse (its tools, its options), refused now.
       host.assertRunnable();
     }
-    const recorder = new SessionRecorder(session.writer, () => host.now(), (name) => replayPolicyOf(state.tools, name));
+    const recorder = new SessionRecorder(session.writer, () => host.now(), (name) => replayPolicyOf(state.tools, name), (error) => this.closeAfterFailure(host, error));
     // Queued before the session first opened: kept, after what the journal held, and journaled
     // now. When it opens again (after closeSession()), the journal is the truth.
     const early = { steering: queues.steering.clear(), followUp: queues.followUp.clear() };

@@ -41,7 +41,14 @@ export class SessionRecorder {
     readonly writer: JournalWriter,
     private readonly now: () => number,
     private readonly replayOf: (toolName: string) => ReplayPolicy,
+    /** Closes the session after a failed write; returns the error text for the Agent's state. */
+    private readonly onFailure: (error: unknown) => string,
   ) {}
+
+  /** The journal could not be written: the session closes itself (see `SessionJournal.failed`). */
+  failed(error: unknown): string {
+    return this.onFailure(error);
+  }
 
   /** The queued messages a loaded journal left, known by their entries again (nothing is written). */
   adopt(queue: JournalQueue, messages: readonly QueuedMessage[]): void {
