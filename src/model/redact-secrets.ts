@@ -9,8 +9,12 @@
 /** What a redacted credential is replaced with. */
 export const REDACTED = "[redacted]";
 
-/** Bearer and basic credentials, in headers or quoted into text. */
-const AUTH_SCHEME = /\b(Bearer|Basic)(\s+)[^\s"',;]+/gi;
+/** Bearer and basic credentials (RFC 6750's token characters), in headers or quoted into text. */
+const AUTH_SCHEME = /\b(Bearer|Basic)(\s+)([A-Za-z0-9\-._~+/]+=*)/gi;
+/** A credential has a digit or a punctuation character, or is long and of mixed case (base64); prose ("a bearer token") is neither. */
+function credentialLike(token: string): boolean {
+  return /[0-9\-._~+/=]/.test(token) || (token.length >= 12 && /[a-z]/.test(token) && /[A-Z]/.test(token));
+}
 /** Key shapes providers hand out: `sk-…`, `sk-ant-…`, `sk-proj-…`, `gsk_…`, `xai-…`, `AIza…`. */
 const KEY_SHAPES = /\b(?:sk-[A-Za-z0-9_-]{12,}|gsk_[A-Za-z0-9]{12,}|xai-[A-Za-z0-9]{12,}|AIza[0-9A-Za-z_-]{30,})/g;
 /** Shorter secrets are not searched for: a 2-letter "key" would redact ordinary words. */
@@ -36,5 +40,23 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   // Longest first, so a secret that contains another is replaced whole.
   const known = secrets.filter((s): s is string => typeof s === "string" && s.trim().length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
   for (const secret of known) result = result.split(secret).join(REDACTED);
-  return result.replace(AUTH_SCHEME, `$1$2${REDACTED}`).replace(KEY_SHAPES, REDACTED);
+  return result
+    .replace(AUTH_SCHEME, (match: string, scheme: string, space: string, token: string) => (credentialLike(token) ? `${scheme}${space}${REDACTED}` : match))
+    .replace(KEY_SHAPES, REDACTED);
+}
+
+/**
+ * `message` with its `errorMessage` redacted; the same object when there was nothing to redact.
+ * The loop applies it to every final answer, whichever provider made it, with the key it passed.
+ *
+ * @example
+ * ```ts
+ * redactErrorMessage(failed, [options.apiKey]).errorMessage; // "HTTP 401: Incorrect API key provided: [redacted]"
+ * ```
+ */
+export function redactErrorMessage<M extends { errorMessage?: string }>(message: M, secrets: readonly (string | undefined)[] = []): M {
+  const text = message.errorMessage;
+  if (typeof text !== "string" || text === "") return message;
+  const redacted = redactSecrets(text, secrets);
+  return redacted === text ? message : { ...message, errorMessage: redacted };
 }

@@ -15,6 +15,11 @@ describe("redactSecrets", () => {
     expect(redactSecrets("x sk-ant-api03-AAAAAAAAAAAAAAAA y")).toBe(`x ${REDACTED} y`);
   });
 
+  it("leaves prose about bearer tokens alone", () => {
+    expect(redactSecrets("Missing bearer token")).toBe("Missing bearer token");
+    expect(redactSecrets("Invalid Bearer authentication")).toBe("Invalid Bearer authentication");
+  });
+
   it("leaves ordinary text and too-short secrets alone", () => {
     expect(redactSecrets("HTTP 500 Internal Server Error: the model is overloaded", ["ab", undefined, ""])).toBe("HTTP 500 Internal Server Error: the model is overloaded");
   });

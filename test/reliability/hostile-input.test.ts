@@ -1,5 +1,5 @@
 /**
- * hostile input: one test per row of the table in docs/reliability.md (H1–H26). Each
+ * hostile input: one test per row of the table in docs/reliability.md (H1–H27). Each
  * row's outcome is defined there; every run here also keeps the bracket and message invariants.
  */
 import { config, fromEvent, NEVER, Observable, takeUntil } from "rxjs";
@@ -332,6 +332,19 @@ describe("hostile input, one test per row of docs/reliability.md", () => {
     const last = lastAssistant(seen);
     expect(last.stopReason).toBe("aborted");
     expect(textOf(last)).toBe("partial answer");
+  });
+
+  it("H27 a provider whose error text quotes the key it was given or a bearer token: the committed answer and the Agent's errorMessage have them redacted, whichever provider made it", async () => {
+    const key = "my-server-side-key-123";
+    const echo: StreamFn = (_m, _c, options) => {
+      throw new Error(`upstream said: key ${options?.apiKey} is wrong (Authorization: Bearer abc.def)`);
+    };
+    const events = run(echo, [], { getApiKey: () => key });
+    expect(lastAssistant(events).errorMessage).toBe("upstream said: key [redacted] is wrong (Authorization: Bearer [redacted])");
+    const agent = new Agent({ initialState: { model }, streamFn: echo, getApiKey: () => key });
+    await agent.prompt("go");
+    expect(agent.state.errorMessage).not.toContain(key);
+    expect(JSON.stringify(agent.state.messages)).not.toContain(key);
   });
 
   it("H19 a provider that throws, rejects, errors the stream or completes without done: one error message with a clear errorMessage; the run ends normally", () => {
