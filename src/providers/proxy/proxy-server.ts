@@ -31,6 +31,11 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 }
 
+/** The values of a headers record, which may carry credentials to redact from logs. */
+function headerValues(headers: unknown): string[] {
+  return headers && typeof headers === "object" ? Object.values(headers).filter((v): v is string => typeof v === "string") : [];
+}
+
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (!(value > 0) || !Number.isFinite(value)) throw new TypeError(`createProxyHandler: \`${name}\` must be a positive number, got ${String(value)}`);
@@ -100,7 +105,7 @@ export function createProxyHandler(options: ProxyHandlerOptions): (request: Requ
       let call: UpstreamCall;
       try {
         const apiKey = await options.getApiKey?.(model.provider);
-        secrets.push(apiKey, ...Object.values(options.streamOptions?.headers ?? {}));
+        secrets.push(apiKey, ...headerValues(options.streamOptions?.headers), ...headerValues(model.headers));
         call = upstreamCall(options, request, checked, model, apiKey, release, secrets, (error) => onError(error, request));
       } catch (error) {
         release();

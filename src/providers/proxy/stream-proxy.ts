@@ -29,10 +29,11 @@ export interface StreamProxyOptions {
  * Creates a `StreamFn` that streams through a proxy server created with
  * {@link createProxyHandler}.
  *
- * Only the transcript, the model and the options `reasoning`, `maxTokens`, `temperature`,
- * `sessionId` and `thinkingBudgets` are sent; `apiKey` and `headers` of the request never
- * leave the browser. Abort or unsubscribe cancels the HTTP request, and the server then
- * aborts the upstream request.
+ * Only the transcript, the model's `id`, `api` and `provider`, and the options `reasoning`,
+ * `maxTokens`, `temperature`, `sessionId` and `thinkingBudgets` are sent; `apiKey` and
+ * `headers` of the request and the model's other fields never leave the browser (the server
+ * calls its own model of that id). Abort or unsubscribe cancels the HTTP request, and the
+ * server then aborts the upstream request.
  *
  * @example
  * ```ts
@@ -97,7 +98,8 @@ function proxyRequestBody(model: Model, context: LlmContext, options: StreamOpti
   if (options.temperature !== undefined) requestOptions.temperature = options.temperature;
   if (options.sessionId !== undefined) requestOptions.sessionId = options.sessionId;
   if (options.thinkingBudgets !== undefined) requestOptions.thinkingBudgets = options.thinkingBudgets;
-  return { model, context: { messages: context.messages }, options: requestOptions };
+  // The server picks its own model by id (and api): the rest of the client's model stays here.
+  return { model: { id: model.id, api: model.api, provider: model.provider }, context: { messages: context.messages }, options: requestOptions };
 }
 
 /**

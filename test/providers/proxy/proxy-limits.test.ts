@@ -72,8 +72,13 @@ function upload(port: number, headers: Record<string, string>, bytes: number): U
       const piece = bytes - sent < CHUNK.length ? CHUNK.subarray(0, bytes - sent) : CHUNK;
       if (!request.write(piece)) {
         await new Promise<void>((resolve) => {
-          request.once("drain", resolve);
-          request.once("close", resolve);
+          const go = () => {
+            request.off("drain", go);
+            request.off("close", go);
+            resolve();
+          };
+          request.on("drain", go);
+          request.on("close", go);
         });
       }
     }
