@@ -5,16 +5,22 @@
  *
  * @module
  */
-import { catchError, distinctUntilChanged, map, merge, Observable, of, ReplaySubject, Subject, switchMap, takeUntil, throwError } from "rxjs";
+import { catchError, distinctUntilChanged, map, merge, type Observable, of, ReplaySubject, Subject, switchMap, takeUntil, throwError } from "rxjs";
 import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema, type ClientCapabilities, type Implementation, type ListChangedHandlers } from "@modelcontextprotocol/sdk/types.js";
 import { describeError } from "../model/describe-error.js";
+import { checkLimits, type McpLimits } from "./limits.js";
+import { abortable, listAll } from "./list-tools.js";
 import { mcpAgentTool, type McpAgentTool, type McpToolDefinition, type McpToolOptions } from "./mcp-tool.js";
 import { uniqueToolNames } from "./tool-name.js";
 
-/** Options of {@link connectMcp} (and of the transport-specific connects). */
-export interface McpConnectOptions extends McpToolOptions {
+/**
+ * Options of {@link connectMcp} (and of the transport-specific connects). The limits
+ * (`maxResultBytes`, `maxContentBlocks`, `maxListPages`, `maxTools`) bound what the server can
+ * hand over; see {@link McpLimits}.
+ */
+export interface McpConnectOptions extends McpToolOptions, McpLimits {
   /** The server's name in tool details and error texts. Default: the name the server reports. */
   name?: string;
   /** How the client introduces itself. Default `{ name: "rxagent", version: "0.1.0" }`. */
@@ -43,62 +49,6 @@ export const DEFAULT_CLOSE_TIMEOUT_MS = 2_000;
 export interface McpClosed {
   /** `app`: `close()` was called; `server`: the transport closed by itself (the process exited, the stream ended). */
   by: "app" | "server";
-}
-
-/**
- * What the SDK client keeps of a listing: each tool's output-schema check and whether it needs
- * MCP tasks. `listTools()` replaces it with the tools of the page it got, so after several pages
- * only the last page's tools would have their `structuredContent` checked.
- */
-type ToolCache = { cacheToolMetadata?: (tools: McpToolDefinition[]) => void };
-
-/** One listing of a server's tools (every page of `tools/list`; a name listed twice counts once). */
-async function listAll(client: Client, signal: AbortSignal): Promise<McpToolDefinition[]> {
-  const tools = new Map<string, McpToolDefinition>();
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  let pages = 0;
-  do {
-    const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { signal });
-    pages++;
-    for (const tool of page.tools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
-    cursor = page.nextCursor;
-    // A server that hands out the same cursor again would page forever.
-    if (cursor !== undefined && seen.has(cursor)) break;
-    if (cursor !== undefined) seen.add(cursor);
-  } while (cursor !== undefined);
-  const all = [...tools.values()];
-  // The cache is private to the SDK: it is refilled with every page's tools while the method is
-  // there (SDK 1.x); without it, the SDK's own behaviour stands.
-  const cache = (client as unknown as ToolCache).cacheToolMetadata;
-  if (pages > 1 && typeof cache === "function") cache.call(client, all);
-  return all;
-}
-
-/**
- * A promise-returning call as a cold Observable that aborts the call when unsubscribed before it
- * settled (never after: the SDK would send a cancellation for a request that is over).
- */
-function abortable<T>(call: (signal: AbortSignal) => Promise<T>): Observable<T> {
-  return new Observable<T>((subscriber) => {
-    const controller = new AbortController();
-    let settled = false;
-    call(controller.signal).then(
-      (value) => {
-        settled = true;
-        subscriber.next(value);
-        subscriber.complete();
-      },
-      (error: unknown) => {
-        settled = true;
-        subscriber.error(error);
-      },
-    );
-    return () => {
-      if (!settled) controller.abort("The tool list is no longer wanted.");
-      settled = true;
-    };
-  });
 }
 
 /** The tools a plain `tools/call` can run: a tool that requires an MCP task cannot be called that way. */
@@ -164,7 +114,7 @@ export class McpConnection<T extends Transport = Transport> {
     client.onclose = () => this.end(this.closedByApp ? "app" : "server");
     client.onerror = (error) => this.errors.next(error);
     this.tools$ = merge(of(undefined), this.changes).pipe(
-      switchMap(() => abortable((signal) => listAll(client, signal))),
+      switchMap(() => abortable((signal) => listAll(client, signal, options))),
       distinctUntilChanged((a, b) => JSON.stringify(a) === JSON.stringify(b)),
       map((definitions) => this.toTools(definitions)),
       takeUntil(this.ended),
@@ -212,7 +162,7 @@ export class McpConnection<T extends Transport = Transport> {
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort);
     try {
-      return this.toTools(await listAll(this.client, controller.signal));
+      return this.toTools(await listAll(this.client, controller.signal, this.options));
     } catch (error) {
       throw new Error(`Could not list the tools of MCP server "${this.name}": ${describeError(error)}`);
     } finally {
@@ -276,8 +226,8 @@ export class McpConnection<T extends Transport = Transport> {
   }
 
   private toTools(definitions: McpToolDefinition[]): McpAgentTool[] {
-    const { filter, prefix, timeoutMs, resetTimeoutOnProgress, maxTotalTimeoutMs, structuredContent, validator } = this.options;
-    const options: McpToolOptions = { prefix, timeoutMs, resetTimeoutOnProgress, maxTotalTimeoutMs, structuredContent, validator };
+    const { filter, prefix, timeoutMs, resetTimeoutOnProgress, maxTotalTimeoutMs, structuredContent, validator, maxResultBytes, maxContentBlocks } = this.options;
+    const options: McpToolOptions = { prefix, timeoutMs, resetTimeoutOnProgress, maxTotalTimeoutMs, structuredContent, validator, maxResultBytes, maxContentBlocks };
     const offered = definitions.filter((tool) => callable(tool) && (filter ? filter(tool) : true));
     const names = uniqueToolNames(
       offered.map((tool) => tool.name),
@@ -304,11 +254,13 @@ export async function connectMcp<T extends Transport>(transport: T, options: Mcp
 
 /**
  * The SDK client a connection uses, from the connect options; throws a `TypeError` for
- * `clientOptions.listChanged.tools` (see `McpConnectOptions.clientOptions`).
+ * `clientOptions.listChanged.tools` (see `McpConnectOptions.clientOptions`) and for a limit that
+ * is not a positive integer.
  *
  * @internal
  */
 export function mcpClient(options: McpConnectOptions): Client {
+  checkLimits(options);
   if ((options.clientOptions?.listChanged as ListChangedHandlers | undefined)?.tools !== undefined) {
     throw new TypeError("clientOptions.listChanged.tools is not supported: the SDK would replace the handler McpConnection.tools$ follows. Subscribe to tools$ for the tool list as it changes.");
   }

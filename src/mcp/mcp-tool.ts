@@ -16,6 +16,7 @@ import type { AgentTool, AgentToolResult } from "../tools/tool-types.js";
 import { ajvValidator } from "../tools/validators/ajv-validator.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 import { callFailureText } from "./call-failure.js";
+import { resultOverLimit, type McpLimits } from "./limits.js";
 import { mcpToolName } from "./tool-name.js";
 import { mcpToolResult, type McpResultDetails, type StructuredContentMode } from "./tool-result.js";
 import { mcpToolParameters } from "./tool-schema.js";
@@ -28,8 +29,11 @@ export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 /** The reason sent with the cancellation of a call the run no longer waits for. */
 export const CANCEL_REASON = "The agent stopped waiting for this tool call (the run was aborted or unsubscribed).";
 
-/** How a server's tools become rxagent tools, and how their calls behave. */
-export interface McpToolOptions {
+/**
+ * How a server's tools become rxagent tools, and how their calls behave. `maxResultBytes` and
+ * `maxContentBlocks` bound a call's result (see {@link McpLimits}).
+ */
+export interface McpToolOptions extends Pick<McpLimits, "maxResultBytes" | "maxContentBlocks"> {
   /**
    * Put before every tool name, e.g. `"fs_"`: keeps two servers' `search` apart, and the
    * server's tools apart from the app's own. Default none.
@@ -202,7 +206,11 @@ export function mcpAgentTool(
           })
           .then(
             (result) => {
-              if (!settled) finish(mcpToolResult(result, { structuredContent: options.structuredContent, server, tool: definition.name }));
+              if (settled) return;
+              // Over a limit, nothing of it is kept: it would ride along in every later request.
+              const over = resultOverLimit(result, options, { server, tool: definition.name });
+              if (over) finish({ content: [{ type: "text", text: over.text }], details: { server, tool: definition.name, limitExceeded: { limit: over.limit, actual: over.actual, max: over.max } }, isError: true });
+              else finish(mcpToolResult(result, { structuredContent: options.structuredContent, server, tool: definition.name }));
             },
             (error: unknown) => {
               if (settled) return;
