@@ -71,13 +71,22 @@ function positive(value: number | undefined, fallback: number, name: string): nu
  * @see streamProxy for the client.
  */
 export function createProxyHandler(options: ProxyHandlerOptions): (request: Request) => Promise<Response> {
-  const matches = options.authorize ? undefined : options.token !== undefined ? tokenMatcher(options.token) : undefined;
+  // A configured token is checked even beside `authorize`: a blank one is a configuration error.
+  const matches = options.token !== undefined ? tokenMatcher(options.token) : undefined;
   if (!options.authorize && !matches) throw new TypeError("createProxyHandler: give a `token` or an `authorize` function");
   const resolve = modelResolver(options);
   const maxBodyBytes = positive(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, "maxBodyBytes");
   const bodyTimeoutMs = positive(options.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS, "bodyTimeoutMs");
   const slots = options.maxConcurrentPerToken !== undefined ? new StreamSlots(positive(options.maxConcurrentPerToken, 0, "maxConcurrentPerToken")) : undefined;
-  const onError = options.onError ?? logProxyError;
+  const log = options.onError ?? logProxyError;
+  // A logger that throws must not break the response it reports on.
+  const onError: NonNullable<ProxyHandlerOptions["onError"]> = (error, request) => {
+    try {
+      log(error, request);
+    } catch {
+      // Nothing else to tell: the report itself failed.
+    }
+  };
 
   return async (request) => {
     if (request.method !== "POST") return json(405, { error: "Method not allowed: POST a stream request" }, { allow: "POST" });

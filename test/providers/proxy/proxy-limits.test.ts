@@ -157,6 +157,7 @@ describe("tokens", () => {
   it("an empty or blank configured token cannot be used", () => {
     for (const token of ["", "  ", "\u00a0"]) {
       expect(() => createProxyHandler({ streamFn: () => NEVER, token, models: [model] })).toThrow(/token/);
+      expect(() => createProxyHandler({ streamFn: () => NEVER, token, authorize: () => true, models: [model] })).toThrow(/token/);
     }
     expect(() => createProxyHandler({ streamFn: () => NEVER, models: [model] } as ProxyHandlerOptions)).toThrow(/`token` or an `authorize`/);
   });

@@ -160,6 +160,22 @@ describe("configuring which models the proxy serves", () => {
     expect(() => createProxyHandler(base as unknown as ProxyHandlerOptions)).toThrow(/models/);
   });
 
+  it("a hook that throws is a 500 with a generic text; its words go to onError, redacted", async () => {
+    const logged: string[] = [];
+    const handler = createProxyHandler({
+      ...base,
+      models: [model],
+      getApiKey: () => {
+        throw new Error(`vault said: Bearer ${TOKEN} is not allowed to read sk-vault-key-0123456789`);
+      },
+      onError: (error) => logged.push(error.message),
+    });
+    const response = await handler(new Request("http://proxy.test/", { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ model, context: weatherContext() }) }));
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ error: "The proxy failed to handle the request" });
+    expect(logged).toEqual(["The proxy failed to handle a request: vault said: Bearer [redacted] is not allowed to read [redacted]"]);
+  });
+
   it("resolveModel sees only the requested id and api, and its model is what gets called", async () => {
     const own = await serve(() => sseResponse("text.sse"));
     const asked: unknown[] = [];
