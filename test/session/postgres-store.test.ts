@@ -2,7 +2,7 @@
  * The PostgreSQL store against a real server: the embedded one (test/helpers/postgres.ts), or the
  * one `RXAGENT_PG_URL` names. Several `pg.Pool`s on one database stand for several machines.
  */
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { JournalEntry } from "../../src/session/journal-entry.js";
@@ -410,8 +410,10 @@ describe("postgres store: PostgreSQL specifics (SPEC S2, S3, S4)", () => {
   });
 
   it("the module never imports pg, not even its types: the app passes its own pool, and a pg.Pool is a PostgresPool", async () => {
-    const source = await readFile(new URL("../../src/session/stores/postgres-store.ts", import.meta.url), "utf8");
-    const imports = source.match(/^import\s[^;]*?from\s+"([^"]+)";/gms) ?? [];
+    const files = ["postgres-store.ts", ...(await readdir(new URL("../../src/session/stores/postgres/", import.meta.url))).map((f) => `postgres/${f}`)];
+    const sources = await Promise.all(files.map((file) => readFile(new URL(`../../src/session/stores/${file}`, import.meta.url), "utf8")));
+    const imports = sources.flatMap((source) => source.match(/^(?:import|export)\s[^;]*?from\s+"([^"]+)";/gms) ?? []);
+    expect(files.length).toBeGreaterThan(1);
     expect(imports.length).toBeGreaterThan(0);
     expect(imports.filter((line) => /from\s+"pg"/.test(line))).toEqual([]);
     // Checked by the type check: pg's own classes fit the store's structural types.

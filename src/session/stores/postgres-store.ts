@@ -11,35 +11,12 @@ import { checkJournal, type JournalEntry } from "../journal-entry.js";
 import { checkAppend, grantLease, type LeaseRecord } from "../lease-rules.js";
 import { SessionConflictError, SessionCorruptError } from "../session-errors.js";
 import type { AcquireLease, AppendCondition, LoadedJournal, SessionLease, SessionStore, SessionSummary } from "../session-store.js";
+import { hash32, pgCode, quoteIdentifier } from "./postgres/identifiers.js";
+import { PgRunner } from "./postgres/pg-runner.js";
+import type { PostgresPool, PostgresQueryable } from "./postgres/pg-types.js";
+import { checkSessionId } from "./session-id.js";
 
-/**
- * One connection the store may send queries to: a `pg.Client`, a checked-out `pg.PoolClient`, or
- * anything else with the same `query()`.
- *
- * @example
- * ```ts
- * const client = new pg.Client(process.env.DATABASE_URL);
- * await client.connect();
- * const store = new PostgresSessionStore({ pool: client });
- * ```
- */
-export interface PostgresQueryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
-}
-
-/**
- * What the store uses of a `pg.Pool`, named here so the declarations need no `@types/pg`: a
- * `pg.Pool` is one.
- */
-export interface PostgresPool extends PostgresQueryable {
-  connect(): Promise<PostgresPoolClient>;
-  readonly totalCount: number;
-}
-
-/** A client checked out of a {@link PostgresPool}. */
-export interface PostgresPoolClient extends PostgresQueryable {
-  release(error?: Error | boolean): void;
-}
+export type { PostgresPool, PostgresPoolClient, PostgresQueryable } from "./postgres/pg-types.js";
 
 /**
  * Options of {@link PostgresSessionStore}.
@@ -87,10 +64,7 @@ const ADVISORY_CLASS = 0x72786167;
  * ```
  */
 export class PostgresSessionStore implements SessionStore {
-  private readonly pool: PostgresPool | undefined;
-  private readonly connection: PostgresQueryable | undefined;
-  /** The tail of the single connection's queue: each call starts when the one before it settled. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly runner: PgRunner;
   private ready: Promise<void> | undefined;
   private readonly schema: string;
   private readonly entries: string;
@@ -99,21 +73,21 @@ export class PostgresSessionStore implements SessionStore {
 
   constructor(options: PostgresSessionStoreOptions) {
     if (!options?.pool || typeof options.pool.query !== "function") throw new TypeError("PostgresSessionStore needs a pool: a pg.Pool, or a connection with query().");
-    // pg.Client has connect() as well (it opens the socket), so a pool is told apart by its counters.
-    if (typeof (options.pool as PostgresPool).connect === "function" && typeof (options.pool as PostgresPool).totalCount === "number") this.pool = options.pool as PostgresPool;
-    else this.connection = options.pool;
+    this.runner = new PgRunner(options.pool);
     const schema = options.schema ?? "rxagent";
     const prefix = options.tablePrefix ?? "";
-    this.schema = quote(schema);
-    this.entries = `${this.schema}.${quote(`${prefix}entries`)}`;
-    this.sessions = `${this.schema}.${quote(`${prefix}sessions`)}`;
+    // Checked here, not at the first query: PostgreSQL would cut a long name and share tables.
+    this.schema = quoteIdentifier(schema, "schema name");
+    this.entries = `${this.schema}.${quoteIdentifier(`${prefix}entries`, "table name")}`;
+    this.sessions = `${this.schema}.${quoteIdentifier(`${prefix}sessions`, "table name")}`;
     this.lockKey = hash32(`${schema}\u0000${prefix}`);
   }
 
   async load(id: string): Promise<LoadedJournal | undefined> {
+    checkSessionId(id); // before any query: a NUL or a lone surrogate would be a driver's error
     await this.ensureSchema();
     // `entry::text`, parsed here: the app's pool may have its own type parsers for json.
-    const { rows } = await this.query(`SELECT seq, entry::text AS entry FROM ${this.entries} WHERE session_id = $1 ORDER BY seq`, [id]);
+    const { rows } = await this.runner.query(`SELECT seq, entry::text AS entry FROM ${this.entries} WHERE session_id = $1 ORDER BY seq`, [id]);
     if (rows.length === 0) return undefined;
     const values = rows.map((row: { entry: string }, index) => {
       try {
@@ -130,10 +104,11 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async append(id: string, entries: readonly JournalEntry[], condition: AppendCondition): Promise<number> {
+    checkSessionId(id);
     if (typeof condition.ttlMs !== "number" || !(condition.ttlMs > 0)) throw new TypeError("append() needs a positive ttlMs.");
     await this.ensureSchema();
     try {
-      return await this.transaction(async (db) => {
+      return await this.runner.transaction(async (db) => {
         const { lease, now } = await this.lockSession(db, id);
         // Read after the lock: under READ COMMITTED this sees every append that committed before us.
         const last = await db.query(`SELECT coalesce(max(seq), 0) AS seq FROM ${this.entries} WHERE session_id = $1`, [id]);
@@ -161,9 +136,10 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async acquire(id: string, request: AcquireLease): Promise<SessionLease> {
+    checkSessionId(id);
     grantLease(id, undefined, request, 0); // the argument checks, before a round trip
     await this.ensureSchema();
-    return this.transaction(async (db) => {
+    return this.runner.transaction(async (db) => {
       const { lease, now } = await this.lockSession(db, id);
       const granted = grantLease(id, lease, request, now);
       await db.query(`UPDATE ${this.sessions} SET owner = $2, token = $3::bigint, expires_at = to_timestamp($4::float8 / 1000) WHERE session_id = $1`, [id, granted.owner, String(granted.token), granted.expiresAt]);
@@ -172,15 +148,16 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async release(id: string, token: number): Promise<void> {
+    checkSessionId(id);
     if (!Number.isSafeInteger(token) || token <= 0) return; // no lease ever had such a token
     await this.ensureSchema();
-    await this.query(`UPDATE ${this.sessions} SET expires_at = 'epoch' WHERE session_id = $1 AND token = $2::bigint`, [id, String(token)]);
+    await this.runner.query(`UPDATE ${this.sessions} SET expires_at = 'epoch' WHERE session_id = $1 AND token = $2::bigint`, [id, String(token)]);
   }
 
   async list(): Promise<SessionSummary[]> {
     await this.ensureSchema();
     // One index probe per session row, rather than grouping every entry of every journal.
-    const { rows } = await this.query(
+    const { rows } = await this.runner.query(
       `SELECT s.session_id AS id, m.seq, floor(extract(epoch FROM s.updated_at) * 1000)::float8 AS updated_at
          FROM ${this.sessions} s
          CROSS JOIN LATERAL (SELECT max(e.seq) AS seq FROM ${this.entries} e WHERE e.session_id = s.session_id) m
@@ -193,8 +170,9 @@ export class PostgresSessionStore implements SessionStore {
 
   /** Removes the journal. The session's row stays, its lease expired, with its last token: a writer from before is still fenced out (SPEC S3). */
   async delete(id: string): Promise<void> {
+    checkSessionId(id);
     await this.ensureSchema();
-    await this.transaction(async (db) => {
+    await this.runner.transaction(async (db) => {
       // Two statements, in this order: the first waits out a running append (it holds the row),
       // and the second, with a snapshot taken after that, sees the entries it wrote.
       await db.query(`UPDATE ${this.sessions} SET expires_at = 'epoch' WHERE session_id = $1`, [id]);
@@ -223,7 +201,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   private async lastSeq(id: string): Promise<number> {
-    const { rows } = await this.query(`SELECT coalesce(max(seq), 0) AS seq FROM ${this.entries} WHERE session_id = $1`, [id]);
+    const { rows } = await this.runner.query(`SELECT coalesce(max(seq), 0) AS seq FROM ${this.entries} WHERE session_id = $1`, [id]);
     return Number(rows[0].seq);
   }
 
@@ -238,7 +216,7 @@ export class PostgresSessionStore implements SessionStore {
 
   private async createSchema(): Promise<void> {
     // Skips the DDL when the tables exist: a role without CREATE rights can use tables a DBA made.
-    const { rows } = await this.query(`SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ready`, [this.entries, this.sessions]);
+    const { rows } = await this.runner.query(`SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ready`, [this.entries, this.sessions]);
     if (rows[0]?.ready === true) return;
     try {
       await this.createTables();
@@ -251,7 +229,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   private createTables(): Promise<void> {
-    return this.transaction(async (db) => {
+    return this.runner.transaction(async (db) => {
       // IF NOT EXISTS alone races: two sessions creating the same schema or table at once can
       // fail on a catalog unique index. The lock makes stores starting together take turns. It is
       // not the whole cure: CREATE SCHEMA looks the name up in the connection's catalog cache, which
@@ -278,73 +256,4 @@ export class PostgresSessionStore implements SessionStore {
       );
     });
   }
-
-  /** One statement, outside a transaction. */
-  private query(text: string, values?: unknown[]): Promise<{ rows: any[] }> {
-    if (this.pool) return this.pool.query(text, values);
-    return this.exclusive((db) => db.query(text, values));
-  }
-
-  /** `work` in a READ COMMITTED transaction (the locking above relies on it, whatever the server's default). */
-  private transaction<T>(work: (db: PostgresQueryable) => Promise<T>): Promise<T> {
-    const run = async (db: PostgresQueryable): Promise<{ result: T } | { error: unknown; broken?: Error }> => {
-      try {
-        await db.query("BEGIN ISOLATION LEVEL READ COMMITTED");
-        const result = await work(db);
-        await db.query("COMMIT");
-        return { result };
-      } catch (error) {
-        try {
-          await db.query("ROLLBACK");
-          return { error };
-        } catch (rollbackError) {
-          return { error, broken: rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)) };
-        }
-      }
-    };
-    const settle = (outcome: { result: T } | { error: unknown }): T => {
-      if ("error" in outcome) throw outcome.error;
-      return outcome.result;
-    };
-    if (!this.pool) return this.exclusive(run).then(settle);
-    const pool = this.pool;
-    return (async () => {
-      const client: PostgresPoolClient = await pool.connect();
-      let outcome: Awaited<ReturnType<typeof run>> | undefined;
-      try {
-        outcome = await run(client);
-      } finally {
-        // A client whose rollback failed is in an unknown state: the pool must drop it, not lend it again.
-        client.release(outcome && "broken" in outcome ? outcome.broken : undefined);
-      }
-      return settle(outcome);
-    })();
-  }
-
-  /** Runs `use` on the single connection after every call queued before it. */
-  private exclusive<T>(use: (db: PostgresQueryable) => Promise<T>): Promise<T> {
-    const connection = this.connection!;
-    const run = this.queue.then(() => use(connection));
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
-}
-
-/** An SQL identifier, quoted, so any schema or prefix name is taken literally. */
-function quote(identifier: string): string {
-  if (identifier === "" || identifier.includes("\u0000")) throw new TypeError(`"${identifier}" cannot name a PostgreSQL schema or table.`);
-  return `"${identifier.replace(/"/g, '""')}"`;
-}
-
-/** FNV-1a, as a signed 32-bit integer: a stable advisory lock key per schema and prefix. */
-function hash32(text: string): number {
-  let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(text)) hash = Math.imul(hash ^ byte, 0x01000193);
-  return hash | 0;
-}
-
-/** The SQLSTATE of a pg error, if it is one. */
-function pgCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
 }
