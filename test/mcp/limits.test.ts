@@ -16,6 +16,7 @@ import { Agent, type AgentTool } from "../../src/index.js";
 import { connectMcp, DEFAULT_MAX_CONTENT_BLOCKS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_TOOLS, mergeTools, type McpAgentTool, type McpConnection, type McpConnectOptions, type ToolCollision } from "../../src/mcp/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import type { AgentToolResult } from "../../src/tools/tool-types.js";
+import { resultBytes } from "../../src/mcp/limits.js";
 
 const tool = (name: string): Tool => ({ name, description: `The ${name} tool.`, inputSchema: { type: "object", properties: {} } });
 
@@ -143,6 +144,17 @@ describe("MCP limits (SPEC MCP5)", () => {
     const { state: many, connection: raised } = await server({ maxTools: 2_000 });
     many.tools = Array.from({ length: 1_001 }, (_, i) => tool(`t${i}`));
     expect(await raised.listTools()).toHaveLength(1_001);
+  });
+});
+
+describe("resultBytes", () => {
+  it("MCP5 · counts UTF-8 bytes of every string and key, and walks a deeply nested value without recursion", () => {
+    const text = "aé€😀";
+    expect(resultBytes({ text })).toBe(4 + new TextEncoder().encode(text).length);
+    expect(resultBytes({ content: [{ type: "text", text: "hé" }] })).toBe(22);
+    let deep: unknown = "x";
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    expect(resultBytes({ structuredContent: deep })).toBe("structuredContent".length + 1);
   });
 });
 
