@@ -189,6 +189,15 @@ describe("file store: planted symbolic links", () => {
     expect(readFileSync(target, "utf8")).toBe("precious\n");
     expect(lstatSync(join(store.directory, "s.lease")).isFile()).toBe(true);
   });
+  it("a link at the lease's path is refused with a clear error; its target is neither read as a lease nor written", async () => {
+    const store = new FileSessionStore({ directory: freshDirectory() });
+    await journalOf(store, "other", 1);
+    const target = join(root, `target-${count}`);
+    writeFileSync(target, JSON.stringify({ owner: "planted", token: 99, expiresAt: 0 }));
+    symlinkSync(target, join(store.directory, "s.lease"));
+    expect(((await failure(() => store.acquire("s", { owner: "o", ttlMs: TTL }))) as Error).message).toMatch(/s\.lease is a symbolic link/);
+    expect(JSON.parse(readFileSync(target, "utf8")).owner).toBe("planted");
+  });
 });
 
 describe("file store: every line belongs to its session", () => {
