@@ -25,7 +25,7 @@ export function assertToolSet(tools: readonly AgentTool[] | undefined, validator
   for (const [index, tool] of tools.entries()) {
     const name: unknown = tool?.name;
     if (typeof name !== "string" || name === "") throw new Error(`The tool at index ${index} has no name: every tool needs a non-empty string name.`);
-    if (seen.has(name)) throw new Error(`Two tools are named "${name}": tool names must be unique, the model could not tell them apart.`);
+    if (seen.has(name)) throw new Error(`Two tools are named "${name}": tool names must be unique, the model could not tell them apart. For an MCP server's tools, give the connection a prefix, or combine the lists with mergeTools (rxagent/mcp), which leaves out the later one.`);
     seen.add(name);
     if (typeof tool.execute !== "function") throw new Error(`Tool "${name}" has no execute function.`);
     checkRunControlOfTool(tool, name);

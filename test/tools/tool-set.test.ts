@@ -30,7 +30,7 @@ describe("T1: assertToolSet", () => {
   });
 
   it("T1: two tools with one name", () => {
-    expect(() => assertToolSet([ok, tool("b", () => textResult("")), { ...ok }], accepting)).toThrow('Two tools are named "ok": tool names must be unique, the model could not tell them apart.');
+    expect(() => assertToolSet([ok, tool("b", () => textResult("")), { ...ok }], accepting)).toThrow('Two tools are named "ok": tool names must be unique, the model could not tell them apart. For an MCP server\'s tools, give the connection a prefix, or combine the lists with mergeTools (rxagent/mcp), which leaves out the later one.');
   });
 
   it("T1: parameters that are not a schema object: missing, null, an array, a string", () => {
