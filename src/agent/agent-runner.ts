@@ -12,7 +12,7 @@ import { Broadcast } from "../rx/broadcast.js";
 import { launchAgentLoop } from "../loop/agent-loop.js";
 import type { AgentLoopConfig } from "../loop/loop-config.js";
 import { describeError } from "../model/describe-error.js";
-import type { StreamFn } from "../model/messages.js";
+import type { StreamFn, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import type { Failure } from "../rx/maybe-async.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
@@ -102,6 +102,7 @@ export class AgentRunner {
       // Straight to the run's subscriber (or nowhere, for `prompt()`): the loop's Observable only says when it is over.
       deliver: tells ? (event) => run.tell(event) : ignore,
       turn: run.turn,
+      executing: this.recorder ? this.executing : undefined,
     });
     loop.subscribe({
       // The loop normalizes failures itself (SPEC A6); an error here is a bug, reported as the run's error.
@@ -112,6 +113,9 @@ export class AgentRunner {
       complete: () => this.finish(run),
     });
   }
+
+  /** A call's tool is about to execute: on record first, so a resume knows whether it ran (SPEC S5). */
+  private readonly executing = (toolCall: ToolCall): void | Observable<unknown> => this.recorder?.executing(toolCall.id);
 
   /**
    * Reduce first, then tell `events$`, then await the listeners in order (SPEC A4, A5). The first

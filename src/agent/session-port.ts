@@ -18,6 +18,8 @@ import type { RunPlan } from "./agent-runner.js";
 export interface SessionJournal extends QueueObserver {
   /** Writes the event's entries; what it returns completes once they are on record. */
   record(event: AgentEvent): void | Observable<void>;
+  /** Writes that a call's tool is about to execute; what it returns completes once that is on record. */
+  executing(toolCallId: string): void | Observable<void>;
   /** Writes that the run ended (with the state's error, if any). */
   runEnded(errorMessage: string | undefined): void | Observable<void>;
   /** Writes that the run is stopping, before it has: a resume must not continue it. */

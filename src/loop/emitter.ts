@@ -8,6 +8,7 @@ import { isObservable, type Observable } from "rxjs";
 import { OneAtATime } from "../rx/one-at-a-time.js";
 import { Values, type WaitFor } from "../rx/values.js";
 import type { AgentEvent } from "../model/types.js";
+import type { ToolCall } from "../model/messages.js";
 import { failedWith, type OnFailure, settleOrFail } from "../rx/maybe-async.js";
 import type { AgentEmit } from "./loop-config.js";
 
@@ -26,7 +27,16 @@ export class Emitter {
   /** With `emit`: one event told at a time, though a listener's abort makes a tool answer at once. */
   readonly turn: OneAtATime | undefined;
 
-  constructor(emit: AgentEmit | undefined, onFailure: OnFailure<unknown> = "error", turn?: OneAtATime) {
+  /**
+   * @param executing Told when a tool is about to execute; the tool waits for what it returns
+   *   (see `runPrepared`).
+   */
+  constructor(
+    emit: AgentEmit | undefined,
+    onFailure: OnFailure<unknown> = "error",
+    turn?: OneAtATime,
+    readonly executing?: (toolCall: ToolCall) => void | Observable<unknown>,
+  ) {
     this.wait = emit
       ? (event) => {
           // Called here, not in a closure for `maybeAsync`: this is once per event. The rest are

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { AssistantMessage, StreamFn, StreamOptions, ThinkingLevel, ToolResultMessage } from "../model/messages.js";
+import type { Observable } from "rxjs";
+import type { AssistantMessage, StreamFn, StreamOptions, ThinkingLevel, ToolCall, ToolResultMessage } from "../model/messages.js";
 import { IncrementalLlmMessages } from "../model/llm-context.js";
 import { unwatched, WatchedTranscript } from "../model/watched-transcript.js";
 import { ToolDeclarations } from "../model/tool-declarations.js";
@@ -67,6 +68,12 @@ export interface ValidatedLoopRun extends AgentLoopRun {
    * it too, so none of them is called from inside its own call.
    */
   turn?: OneAtATime;
+  /**
+   * Told when a call's tool is about to execute, after preflight and approval; the tool is called
+   * once what it returns completes (the Agent's session puts the moment on record, SPEC S5).
+   * Internal: no event of the public union.
+   */
+  executing?: (toolCall: ToolCall) => void | Observable<unknown>;
 }
 
 /** A run as it runs: where its turns' events go out is decided. */
@@ -153,6 +160,7 @@ export class Run {
         : undefined,
       "error",
       input.turn,
+      input.executing,
     );
     this.steering = new QueuePoll("getSteeringMessages", config.getSteeringMessages, config.steering$, config.steeringMode);
     this.followUp = new QueuePoll("getFollowUpMessages", config.getFollowUpMessages, config.followUp$, config.followUpMode);

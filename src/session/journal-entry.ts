@@ -94,6 +94,18 @@ export interface ToolStartedEntry extends Base {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly replay: ReplayPolicy;
+  /**
+   * A `tool_executing` entry follows when the tool really executes (after preflight and
+   * approval): without one, the call never ran. Absent in journals of releases before it: such
+   * a call may have run.
+   */
+  readonly tracksExecution?: true;
+}
+
+/** The call's tool is executing: on record before it is called (SPEC S5). */
+export interface ToolExecutingEntry extends Base {
+  readonly type: "tool_executing";
+  readonly toolCallId: string;
 }
 
 /** A tool call's final outcome (`tool_execution_end`), before its result message is committed. */
@@ -135,6 +147,7 @@ export type JournalEntry =
   | RunStoppingEntry
   | RunEndedEntry
   | ToolStartedEntry
+  | ToolExecutingEntry
   | ToolEndedEntry
   | ApprovalRequestedEntry
   | ApprovalAnsweredEntry;
@@ -157,6 +170,7 @@ const shapes: Record<JournalEntry["type"], (e: Record<string, unknown>) => strin
   run_stopping: (e) => (e.reason === "aborted" || e.reason === "ended" ? undefined : "a run_stopping entry needs a reason: aborted or ended"),
   run_ended: (e) => (e.errorMessage === undefined || typeof e.errorMessage === "string" ? undefined : "errorMessage must be a string"),
   tool_started: (e) => (typeof e.toolCallId === "string" && typeof e.toolName === "string" && (e.replay === "never" || e.replay === "safe") ? undefined : "a tool_started entry needs toolCallId, toolName and replay"),
+  tool_executing: (e) => (typeof e.toolCallId === "string" ? undefined : "a tool_executing entry needs toolCallId"),
   approval_requested: (e) => (typeof e.toolCallId === "string" && typeof e.toolName === "string" ? undefined : "an approval_requested entry needs toolCallId and toolName"),
   approval_answered: (e) =>
     typeof e.toolCallId === "string" && typeof e.approved === "boolean" && (e.reason === undefined || typeof e.reason === "string") ? undefined : "an approval_answered entry needs toolCallId and approved",

@@ -46,8 +46,9 @@ export type ResumePlan =
 const roleOf = (message: AgentMessage | undefined): string | undefined => (message as { role?: string } | undefined)?.role;
 
 /**
- * Decides from `image`. A call that never started runs as usual; one that finished has its
- * recorded outcome; one that started and never finished runs again only if its tool declared
+ * Decides from `image`. A call that never started runs as usual, and so does one whose tool
+ * never executed (`tool_started` with no `tool_executing`); one that finished has its recorded
+ * outcome; one whose tool executed and never finished runs again only if its tool declared
  * `replay: "safe"`, else it gets {@link INTERRUPTED_TOOL_TEXT} as an error result.
  *
  * @example
@@ -93,7 +94,9 @@ export function planResume(image: SessionImage): ResumePlan {
     // Waiting for a human when the process stopped: it never ran, so it waits again (SPEC R1).
     else if (record.approval && !answer) approvals.push(record.approval.request);
     else if (answer && !answer.approved) settled.set(call.id, errorOutcome(call, deniedText(call, answer.reason)));
-    else if (record.replay !== "safe") settled.set(call.id, errorOutcome(call, INTERRUPTED_TOOL_TEXT));
+    // Its tool may have executed (or the journal cannot tell): run again only when it is safe.
+    else if (record.replay !== "safe" && record.executed !== false) settled.set(call.id, errorOutcome(call, INTERRUPTED_TOOL_TEXT));
+    // Safe, or never executed (stopped in preflight or after its approval): it runs as usual.
     else if (answer) answers.set(call.id, answer);
   }
   return { kind: "tools", message: last, settled, aborted: image.stopping === "aborted", approvals, answers, terminated: terminatedOf(image, answered) };

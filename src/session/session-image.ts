@@ -23,6 +23,11 @@ export interface QueuedMessage {
 export interface ToolCallRecord {
   /** The replay policy its tool had when the call started. */
   readonly replay: ReplayPolicy;
+  /**
+   * Whether its tool may have executed: `tool_executing` is on record, or the journal is of a
+   * release that did not write it (then any started call may have).
+   */
+  readonly executed?: boolean;
   /** Its outcome, when the call finished but its result message was not committed. */
   readonly ended?: ToolEndedEntry;
   /** Its approval (SPEC R1): asked for, and the answer when one was given. */
@@ -123,14 +128,19 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
         break;
       case "tool_started":
         // A resumed run starts a call again; what the journal knew of it first stands.
-        if (!toolCalls.has(entry.toolCallId)) toolCalls.set(entry.toolCallId, { replay: entry.replay });
+        if (!toolCalls.has(entry.toolCallId)) toolCalls.set(entry.toolCallId, { replay: entry.replay, executed: entry.tracksExecution !== true });
         break;
+      case "tool_executing": {
+        const started = toolCalls.get(entry.toolCallId);
+        if (started) toolCalls.set(entry.toolCallId, { ...started, executed: true });
+        break;
+      }
       case "approval_requested": {
         const started = toolCalls.get(entry.toolCallId);
         // Asked again by a resumed run: the answer the journal holds still stands until a new one.
         const answer = started?.approval?.answer;
         const request = { toolCallId: entry.toolCallId, toolName: entry.toolName, args: entry.args };
-        toolCalls.set(entry.toolCallId, { replay: started?.replay ?? "never", approval: answer ? { request, answer } : { request } });
+        toolCalls.set(entry.toolCallId, { replay: started?.replay ?? "never", executed: started?.executed ?? true, approval: answer ? { request, answer } : { request } });
         break;
       }
       case "approval_answered": {
@@ -148,7 +158,7 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
       }
       case "tool_ended": {
         const started = toolCalls.get(entry.toolCallId);
-        toolCalls.set(entry.toolCallId, started?.approval ? { replay: started.replay, ended: entry, approval: started.approval } : { replay: started?.replay ?? "never", ended: entry });
+        toolCalls.set(entry.toolCallId, started?.approval ? { replay: started.replay, executed: started.executed, ended: entry, approval: started.approval } : { replay: started?.replay ?? "never", executed: started?.executed ?? true, ended: entry });
         if (entry.result.terminate === true) terminated.add(entry.toolCallId);
         break;
       }

@@ -30,12 +30,6 @@ export class SessionRecorder {
   private readonly queued: Record<JournalQueue, Map<AgentMessage, Origin[]>> = { steering: new Map(), followUp: new Map() };
   /** Messages a poll took that are not committed yet, in the order taken. */
   private taken: { message: AgentMessage; origin: Origin }[] = [];
-  /**
-   * Seq of the last entry the app caused between events (`steer()`, `followUp()`, a clear, an
-   * abort, a replaced transcript): the next event is told only once it is durable, so nothing
-   * shown after the call returned can outlive its entry in a crash.
-   */
-  private barrier = 0;
 
   constructor(
     readonly writer: JournalWriter,
@@ -57,7 +51,6 @@ export class SessionRecorder {
 
   enqueued(queue: JournalQueue, message: AgentMessage): void {
     void this.writer.write({ v, seq: 0, type: "queued", at: this.now(), queue, message });
-    this.barrier = this.writer.seq;
     this.remember(message, { queue, seq: this.writer.seq });
   }
 
@@ -75,15 +68,12 @@ export class SessionRecorder {
 
   cleared(queue: JournalQueue, messages: readonly AgentMessage[]): void {
     const entries = this.forget(queue, messages);
-    if (entries.length === 0) return;
-    void this.writer.write({ v, seq: 0, type: "cleared", at: this.now(), queue, entries });
-    this.barrier = this.writer.seq;
+    if (entries.length > 0) void this.writer.write({ v, seq: 0, type: "cleared", at: this.now(), queue, entries });
   }
 
   /** The transcript was replaced as a whole; `reset`: by `reset()`, which also forgets the last error. */
   replaced(messages: readonly AgentMessage[], reset = false): void {
     void this.writer.write(reset ? { v, seq: 0, type: "transcript", at: this.now(), messages, reset: true } : { v, seq: 0, type: "transcript", at: this.now(), messages });
-    this.barrier = this.writer.seq;
   }
 
   /**
@@ -100,7 +90,7 @@ export class SessionRecorder {
         return this.writer.write(delivers === undefined ? { v, seq: 0, type: "message", at, message: event.message } : { v, seq: 0, type: "message", at, message: event.message, delivers });
       }
       case "tool_execution_start":
-        return this.writer.write({ v, seq: 0, type: "tool_started", at, toolCallId: event.toolCallId, toolName: event.toolName, replay: this.replayOf(event.toolName) });
+        return this.writer.write({ v, seq: 0, type: "tool_started", at, toolCallId: event.toolCallId, toolName: event.toolName, replay: this.replayOf(event.toolName), tracksExecution: true });
       case "tool_execution_end": {
         const { toolCallId, toolName, result, isError, durationMs } = event;
         return this.writer.write(durationMs === undefined ? { v, seq: 0, type: "tool_ended", at, toolCallId, toolName, result, isError } : { v, seq: 0, type: "tool_ended", at, toolCallId, toolName, result, isError, durationMs });
@@ -115,17 +105,23 @@ export class SessionRecorder {
         return this.writer.write(entry);
       }
       default:
-        // No entry of its own: still told only after what the app queued or cleared before it
-        // (undefined, nothing allocated, when that is durable already).
-        return this.writer.whenDurable(this.barrier);
+        // No entry of its own: still told only once every entry before it is durable (what
+        // `steer()` queued, another call's end), so nothing shown can outlive an earlier entry in
+        // a crash, and events are told in the order they came. `undefined`, nothing allocated,
+        // when all is durable already.
+        return this.writer.whenDurable();
     }
   }
 
 
+  /** The call's tool is about to execute: `undefined` once that is durable, else an Observable that completes when it is. */
+  executing(toolCallId: string): void | Observable<void> {
+    return this.writer.write({ v, seq: 0, type: "tool_executing", at: this.now(), toolCallId });
+  }
+
   /** The run was told to stop (`abort()`, `finishTurn` → `end`): a resume must not continue it. */
   stopping(reason: "aborted" | "ended"): void {
     void this.writer.write({ v, seq: 0, type: "run_stopping", at: this.now(), reason });
-    this.barrier = this.writer.seq;
   }
 
   /** The run settled: it and its error are journaled. */

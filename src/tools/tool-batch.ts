@@ -65,6 +65,14 @@ function batchResult(messages: ToolResultMessage[], outcomes: readonly ToolCallO
 
 /** Executes a prepared call (exported for run control's scheduling): its updates, then its outcome through `afterToolCall`, handed to `done`. */
 export function runPrepared(prepared: PreparedToolCall, env: ToolCallEnvironment, emitter: Emitter, done: (outcome: ToolCallOutcome) => Observable<AgentEvent>): Observable<AgentEvent> {
+  const recorded = emitter.executing?.(prepared.toolCall);
+  if (!recorded) return execute(prepared, env, emitter, done);
+  // The moment it executes is on record first (a resume then knows it never ran without it); an
+  // abort that came meanwhile stops it before it runs.
+  return recorded.pipe(concatInPlace(() => (env.signal.aborted ? done(notStarted(prepared.toolCall)) : execute(prepared, env, emitter, done))));
+}
+
+function execute(prepared: PreparedToolCall, env: ToolCallEnvironment, emitter: Emitter, done: (outcome: ToolCallOutcome) => Observable<AgentEvent>): Observable<AgentEvent> {
   const { toolCall } = prepared;
   return executeToolCall(prepared, env).pipe(
     concatInPlace((note) =>

@@ -461,7 +461,7 @@ describe("R1 R2 R4: review regressions", () => {
     await agent.prompt("go");
     expect(agent.state.limit?.limit).toBe("timeoutMs");
     const types = store.load("s")!.entries.map((e) => e.type);
-    expect(types.slice(types.indexOf("tool_started"))).toEqual(["tool_started", "run_stopping", "tool_ended", "message", "message", "run_ended"]);
+    expect(types.slice(types.indexOf("tool_started"))).toEqual(["tool_started", "tool_executing", "run_stopping", "tool_ended", "message", "message", "run_ended"]);
     expect(store.load("s")!.entries.find((e) => e.type === "run_stopping")).toMatchObject({ reason: "aborted" });
     // The result, then the answer the abort ended (SPEC L10).
     expect(roles(agent.state.messages).slice(-2)).toEqual(["toolResult", "assistant"]);

@@ -54,7 +54,7 @@ describe("an Agent keeps its session (SPEC S1, S5)", () => {
     await agent.resume();
     expect(types(store.load("s")!.entries)).toEqual(["created", "transcript"]);
     await agent.prompt("go");
-    expect(types(store.load("s")!.entries)).toEqual(["created", "transcript", "run_started", "message", "message", "tool_started", "tool_ended", "message", "message", "run_ended"]);
+    expect(types(store.load("s")!.entries)).toEqual(["created", "transcript", "run_started", "message", "message", "tool_started", "tool_executing", "tool_ended", "message", "message", "run_ended"]);
     const again = agentOn(store, { owner: "b", takeover: true });
     await again.resume();
     expect(plain(again.state.messages)).toEqual(plain(agent.state.messages));
@@ -316,6 +316,7 @@ describe("entries are on record before anyone is told (SPEC S6)", () => {
       "told message_end:assistant",
       "stored tool_started",
       "told tool_execution_start:e1",
+      "stored tool_executing",
       "tool runs",
       "stored tool_ended",
       "told tool_execution_end:e1",

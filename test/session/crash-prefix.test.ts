@@ -41,8 +41,9 @@ describe("a crash after any journal entry (SPEC S5, S6)", () => {
       expect(checkTranscript(messages), where).toEqual([]);
       // What was committed stays, in place.
       expect(JSON.parse(JSON.stringify(messages.slice(0, before.messages.length))), where).toEqual(before.messages);
-      // A charge that started before the crash may have taken effect: it must not run again.
-      const startedBefore = prefix.filter((e) => e.type === "tool_started" && e.toolName === "charge").map((e) => (e as { toolCallId: string }).toolCallId);
+      // A charge whose tool executed before the crash may have taken effect: it must not run again.
+      const chargeIds = new Set(prefix.filter((e) => e.type === "tool_started" && e.toolName === "charge").map((e) => (e as { toolCallId: string }).toolCallId));
+      const startedBefore = prefix.filter((e) => e.type === "tool_executing" && chargeIds.has(e.toolCallId)).map((e) => (e as { toolCallId: string }).toolCallId);
       for (const id of ["charge-1", "charge-2"]) expect(startedBefore.filter((s) => s === id).length + resumedEffects.filter((r) => r === id).length, `${where}: ${id}`).toBeLessThanOrEqual(1);
       // Each message that was queued is delivered exactly once; none that was not.
       const queued = userTexts(prefix.flatMap((e) => (e.type === "queued" ? [e.message] : [])));
@@ -61,13 +62,14 @@ describe("a crash after any journal entry (SPEC S5, S6)", () => {
         const text = JSON.stringify(result.content);
         if (record.ended) count("recorded outcome used", expect(text, where).toBe(JSON.stringify(record.ended.result.content)));
         else if (record.replay === "safe") count("safe call run again", expect(resumedReads, where).toContain(result.toolCallId));
+        else if (record.executed === false) count("never call that had not executed run", expect(text, where).not.toContain(INTERRUPTED_TOOL_TEXT));
         else count("never call answered as interrupted", expect(text, where).toContain(INTERRUPTED_TOOL_TEXT));
       }
       const last = prefix[k - 1]!.type;
       outcomes.set(last, (outcomes.get(last) ?? 0) + 1);
     }
-    expect([...recoveries.keys()].sort()).toEqual(["never call answered as interrupted", "recorded outcome used", "safe call run again"]);
-    expect([...outcomes.keys()].sort()).toEqual(["created", "message", "queued", "run_ended", "run_started", "taken", "tool_ended", "tool_started", "transcript"].sort());
+    expect([...recoveries.keys()].sort()).toEqual(["never call answered as interrupted", "never call that had not executed run", "recorded outcome used", "safe call run again"]);
+    expect([...outcomes.keys()].sort()).toEqual(["created", "message", "queued", "run_ended", "run_started", "taken", "tool_ended", "tool_executing", "tool_started", "transcript"].sort());
   });
 });
 
