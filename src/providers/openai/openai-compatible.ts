@@ -25,7 +25,7 @@ import { describeNetworkError, StreamFailure, truncate } from "../shared/stream-
 import { SseLimitExceeded } from "../shared/sse.js";
 import { redactSecrets } from "../../model/redact-secrets.js";
 import { jsonOrMislabelledStream } from "./json-reply.js";
-import { limitFailure, streamLimits, type StreamLimits } from "./stream-limits.js";
+import { limitFailure, streamLimits, type StreamLimits } from "../shared/stream-limits.js";
 
 /** Configuration of {@link openaiCompatible}. */
 export interface OpenAICompatibleOptions extends Omit<ChatRequestSettings, "baseUrl"> {

@@ -10,7 +10,8 @@ import { httpFailure } from "../shared/http-error.js";
 import { recordProviderFailure } from "../shared/provider-failure.js";
 import { ProxyEventDecoder, type ProxyEvent } from "./proxy-events.js";
 import type { ProxyRequestBody, ProxyRequestOptions } from "./proxy-server.js";
-import { readServerSentEvents } from "../shared/sse.js";
+import { readServerSentEvents, SseLimitExceeded } from "../shared/sse.js";
+import { limitFailure, streamLimits, type StreamLimits } from "../shared/stream-limits.js";
 import { describeNetworkError, StreamFailure, truncate } from "../shared/stream-failure.js";
 
 /** Configuration of {@link streamProxy}. */
@@ -23,6 +24,12 @@ export interface StreamProxyOptions {
   headers?: Record<string, string>;
   /** The `fetch` to use. Default: global. */
   fetch?: typeof fetch;
+  /** The longest line of the event stream, in bytes; past it the request is cancelled. Default 4 MiB. */
+  maxLineBytes?: number;
+  /** The largest single event, in characters. Default 4 MiB. */
+  maxEventBytes?: number;
+  /** The largest response, in bytes of body. Default 64 MiB. */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -49,16 +56,18 @@ export interface StreamProxyOptions {
  * @return A `StreamFn` whose result is a cold Observable of provider events.
  */
 export function streamProxy(config: StreamProxyOptions): StreamFn {
-  return (model, context, options) => proxyRequest(config, model, context, options);
+  // Bad caps are refused here, not on the first request.
+  const limits = streamLimits(config, "streamProxy");
+  return (model, context, options) => proxyRequest(config, limits, model, context, options);
 }
 
 /** One request through the proxy as a cold Observable; every outcome ends in one final event. */
-function proxyRequest(config: StreamProxyOptions, model: Model, context: LlmContext, options: StreamOptions): Observable<AssistantMessageEvent> {
+function proxyRequest(config: StreamProxyOptions, limits: StreamLimits, model: Model, context: LlmContext, options: StreamOptions): Observable<AssistantMessageEvent> {
   return fromAbortableRun<AssistantMessageEvent>(async (emit, signal) => {
     const decoder = new ProxyEventDecoder(model, now(options));
     try {
       const body = await openProxyStream(config, model, context, options, signal);
-      await relayEvents(body, decoder, emit, signal);
+      await relayEvents(body, limits, decoder, emit, signal);
     } catch (error) {
       emit(failureEvent(error, decoder, signal));
     }
@@ -106,10 +115,10 @@ function proxyRequestBody(model: Model, context: LlmContext, options: StreamOpti
  * Emits the proxy's events up to the final one. A stream that breaks or closes before it
  * throws `StreamFailure`; an abort throws too, so the caller emits the `aborted` event.
  */
-async function relayEvents(body: ReadableStream<Uint8Array>, decoder: ProxyEventDecoder, emit: (event: AssistantMessageEvent) => void, signal: AbortSignal): Promise<void> {
+async function relayEvents(body: ReadableStream<Uint8Array>, limits: StreamLimits, decoder: ProxyEventDecoder, emit: (event: AssistantMessageEvent) => void, signal: AbortSignal): Promise<void> {
   let ended = false;
   try {
-    for await (const message of readServerSentEvents(body)) {
+    for await (const message of readServerSentEvents(body, limits)) {
       if (signal.aborted) break;
       const event = decoder.decode(parseProxyEvent(message.data));
       emit(event);
@@ -120,6 +129,7 @@ async function relayEvents(body: ReadableStream<Uint8Array>, decoder: ProxyEvent
     }
   } catch (error) {
     if (error instanceof StreamFailure || signal.aborted) throw error;
+    if (error instanceof SseLimitExceeded) throw limitFailure(error, "streamProxy");
     throw new StreamFailure(`Proxy error: the connection failed while streaming: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
   }
   if (!ended && !signal.aborted) {

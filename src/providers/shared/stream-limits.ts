@@ -1,16 +1,16 @@
 /**
- * The memory caps of the OpenAI-compatible provider: what one response may make this process
- * hold. A server that streams a line with no end, an event with no end or valid deltas forever
+ * The memory caps of the streaming providers (`openaiCompatible`, `streamProxy`): what one
+ * response may make this process hold. A server that streams a line with no end, an event with no end or valid deltas forever
  * would otherwise grow the heap until the process dies; past a cap the request is cancelled
  * and the response ends with a non-retryable protocol error that names the option to raise.
  *
  * @internal
  * @module
  */
-import { SseLimitExceeded, type SseLimits } from "../shared/sse.js";
-import { StreamFailure } from "../shared/stream-failure.js";
+import { SseLimitExceeded, type SseLimits } from "./sse.js";
+import { StreamFailure } from "./stream-failure.js";
 
-/** The caps, as given to `openaiCompatible`. */
+/** The caps, as given to `openaiCompatible` or `streamProxy`. */
 export type StreamLimits = Required<SseLimits>;
 
 const MiB = 1024 * 1024;
@@ -27,13 +27,13 @@ export const DEFAULT_STREAM_LIMITS: Readonly<StreamLimits> = { maxLineBytes: 4 *
  * The caps from the options, each checked: a positive number (`Infinity` turns one off).
  * Throws `TypeError` naming the option otherwise.
  */
-export function streamLimits(options: Partial<StreamLimits>): StreamLimits {
+export function streamLimits(options: Partial<StreamLimits>, provider = "openaiCompatible"): StreamLimits {
   const limits = { ...DEFAULT_STREAM_LIMITS };
   for (const name of Object.keys(DEFAULT_STREAM_LIMITS) as (keyof StreamLimits)[]) {
     const value = options[name];
     if (value === undefined) continue;
     if (typeof value !== "number" || !(value > 0)) {
-      throw new TypeError(`openaiCompatible: ${name} must be a positive number of bytes (or Infinity), got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`);
+      throw new TypeError(`${provider}: ${name} must be a positive number of bytes (or Infinity), got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`);
     }
     limits[name] = value;
   }
@@ -47,9 +47,9 @@ const WHAT: Record<keyof StreamLimits, string> = {
 };
 
 /** The failure for a cap that was hit: not retryable, as the same request would hit it again. */
-export function limitFailure(error: SseLimitExceeded): StreamFailure {
+export function limitFailure(error: SseLimitExceeded, provider = "openaiCompatible"): StreamFailure {
   const unfinished = error.limit === "maxResponseBytes" ? "" : " without ending";
-  return new StreamFailure(`${WHAT[error.limit]} ${error.limit} (${error.max} bytes)${unfinished}; raise the limit with openaiCompatible({ ${error.limit} })`, {
+  return new StreamFailure(`${WHAT[error.limit]} ${error.limit} (${error.max} bytes)${unfinished}; raise the limit with ${provider}({ ${error.limit} })`, {
     kind: "protocol",
     retryable: false,
   });
