@@ -11,7 +11,7 @@ import { type Span, SpanStatusCode } from "@opentelemetry/api";
 import { describeError } from "../model/describe-error.js";
 import type { AssistantMessage } from "../model/messages.js";
 import { redactSecrets } from "../model/redact-secrets.js";
-import { getProviderFailure } from "../providers/shared/provider-failure.js";
+import { getProviderFailure } from "../model/provider-failure.js";
 import { ATTR, ERROR_TYPE } from "./attributes.js";
 
 /** How the open spans of a run end when the run did not reach `agent_end`. */

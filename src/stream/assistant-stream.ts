@@ -8,6 +8,7 @@
  */
 import { Observable, type Subscriber, type TeardownLogic, type Unsubscribable } from "rxjs";
 import { normalizedFailureMessage } from "../model/assistant-message.js";
+import { carryProviderFailure } from "../model/provider-failure.js";
 import { redactErrorMessage } from "../model/redact-secrets.js";
 import { boundToolCalls } from "../model/tool-call-bounds.js";
 import type { AssistantMessage, AssistantMessageEvent, Message, Model, StreamFn, StreamOptions } from "../model/messages.js";
@@ -206,7 +207,7 @@ class AssistantResponse implements StreamFnObserver {
     this.finished = true;
     // Before anything clones, sends or journals the message: over-deep arguments would overflow
     // them all, and an upstream may have echoed the key into the error text.
-    const message = redactErrorMessage(boundToolCalls(final), [this.request.options.apiKey]);
+    const message = carryProviderFailure(final, redactErrorMessage(boundToolCalls(final), [this.request.options.apiKey]));
     this.signal.removeEventListener("abort", this.onAbort);
     this.provider?.unsubscribe();
     if (!this.partial) this.emit({ type: "message_start", message });
