@@ -5,7 +5,8 @@
  *   npx tsx examples/session-file.ts
  *
  * The tool `charge` has a side effect, so it declares `replay: "never"`: a call the crash left
- * without a result is answered with an "interrupted" error the model can read, never run twice.
+ * running without a result is answered with an "interrupted" error the model can read, never run
+ * twice. (A call the crash stopped before it started executing would simply run.)
  * `lookup` only reads (`replay: "safe"`), so it runs again.
  */
 import { spawn } from "node:child_process";
@@ -29,6 +30,8 @@ const tools: AgentTool[] = [
     parameters: { type: "object", properties: { cents: { type: "number" } }, required: ["cents"] },
     replay: "never",
     execute: async (_id, { cents }: { cents: number }) => {
+      // The worker tells the parent the charge has begun: its `tool_executing` entry is on record.
+      if (role === "worker") process.stdout.write("tools running\n");
       await slow(2000);
       return { content: [{ type: "text", text: `charged ${cents} cents` }] };
     },
@@ -63,9 +66,6 @@ if (role === "worker") {
   // The child: starts the run; the parent kills it while both tools run.
   const agent = agentIn(directory!);
   await agent.resume();
-  agent.subscribe((event) => {
-    if (event.type === "tool_execution_start" && event.toolName === "charge") process.stdout.write("tools running\n");
-  });
   await agent.prompt("Charge order 42.");
 } else {
   const dir = mkdtempSync(join(tmpdir(), "rxagent-session-file-"));

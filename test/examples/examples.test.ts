@@ -97,7 +97,7 @@ describe.concurrent("examples/", () => {
 
   it("session-file: a worker killed with SIGKILL mid-batch; the resume reruns the safe tool, answers the other as interrupted, finishes", async ({ expect }) => {
     const out = await example(expect, "session-file");
-    expect(out).toMatch(/^killed the worker with SIGKILL; the journal has \d+ entries, the last: tool_started$/m);
+    expect(out).toMatch(/^killed the worker with SIGKILL; the journal has \d+ entries, the last: tool_executing$/m);
     indexesInOrder(out, [
       "assistant  [lookup][charge]",
       "toolResult price: 1200 cents",
