@@ -9,6 +9,8 @@
  *   node bench/run.mjs --timing-only   the timing sections only (1–3 and the peers), printed, nothing written
  *                                      (with --quick: at the quick sizes)
  *   node bench/run.mjs --render        rewrite RESULTS.md from results.json (after editing FINDINGS.md)
+ *   BENCH_RXJS=es2015 node bench/run.mjs …   every worker on rxjs's ES2015 build (the one bundlers and
+ *                                      Angular load) instead of the CommonJS build Node picks
  *
  * Installs bench/'s own dependencies on first use (npm ci) and builds rxagent (npm run build at
  * the root) when dist/ is missing. Every workload runs in fresh child processes; see
@@ -92,8 +94,12 @@ if (!process.env.RXAGENT_DIST && !existsSync(path.join(rootDir, "dist/index.js")
   execSync("npm run build", { cwd: rootDir, stdio: "inherit" });
 }
 
+/** Which rxjs build the workers load: `cjs` (Node's default) or `es2015` (lib/rxjs-es2015.mjs). */
+const RXJS_BUILD = process.env.BENCH_RXJS === "es2015" ? "es2015" : "cjs";
+const RXJS_FLAGS = RXJS_BUILD === "es2015" ? ["--import", path.join(benchDir, "lib/rxjs-es2015.mjs")] : [];
+
 function node(args, { gc = false } = {}) {
-  const flags = gc ? ["--expose-gc"] : [];
+  const flags = [...RXJS_FLAGS, ...(gc ? ["--expose-gc"] : [])];
   return lastJson(execFileSync(process.execPath, [...flags, ...args], { cwd: benchDir, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"] }));
 }
 
@@ -121,6 +127,7 @@ const provenance = {
   // RXAGENT_DIST (another build) and RXAGENT_COMMIT (what it was built from) for runs of a build
   // other than this working tree's dist/.
   rxagentDist: process.env.RXAGENT_DIST ?? "dist/",
+  rxjsBuild: RXJS_BUILD,
   rxagentCommit: process.env.RXAGENT_COMMIT ?? git(["rev-parse", "--short", "HEAD"]),
   rxagentWorkingTreeDirty: process.env.RXAGENT_DIST ? false : (git(["status", "--porcelain", "--", "src"]) ?? "").length > 0,
   reference: `@earendil-works/pi-agent-core@${referenceVersion}`,
@@ -587,6 +594,7 @@ function renderTimingMarkdown(r) {
   p(`# Timing only (bench/run.mjs --timing-only${quick ? " --quick" : ""}), ${r.provenance.date}`);
   p();
   p(`- Node ${r.machine.node}; load average ${r.machine.loadAverageAtStart.join(" / ")} at start, ${r.machine.loadAverageAtEnd.join(" / ")} at end.`);
+  p(`- rxagent ${r.provenance.rxagentCommit} from ${r.provenance.rxagentDist}, on rxjs's ${r.provenance.rxjsBuild === "es2015" ? "ES2015 build (dist/esm)" : "CommonJS build (dist/cjs)"}.`);
   peersLine(r, p);
   p();
   timingSections(r, p);
