@@ -12,10 +12,10 @@ import { type Attributes, type Context, context as contextApi, type HrTime, type
 import type { AssistantMessage } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import { redactSecrets } from "../model/redact-secrets.js";
-import { ATTR, ERROR_TYPE, OPERATION, providerName, serverOf } from "./attributes.js";
+import { ATTR, ERROR_TYPE, OPERATION, providerName } from "./attributes.js";
 import { inputMessagesJson, outputMessagesJson, resultText, safeJson } from "./content.js";
 import { toHrTime } from "./span-clock.js";
-import { answerAttributes, usageAttributes } from "./answer-attributes.js";
+import { answerAttributes, runAttributes, usageAttributes } from "./span-attributes.js";
 import { answerStatus, closureStatus, fail, recordRunException, type RunClosure } from "./span-failure.js";
 import type { TracedModel, TracingSettings } from "./tracing-options.js";
 
@@ -38,17 +38,7 @@ export class RunTrace {
    */
   static start(settings: TracingSettings): RunTrace | undefined {
     const model = settings.model();
-    const attributes: Attributes = { [ATTR.operationName]: OPERATION.invokeAgent, ...settings.runAttributes };
-    const provider = settings.providerName ?? (model?.provider ? providerName(model.provider) : undefined);
-    if (provider !== undefined) attributes[ATTR.providerName] = provider;
-    if (model?.id) attributes[ATTR.requestModel] = model.id;
-    const server = serverOf(model?.baseUrl);
-    if (server) {
-      attributes[ATTR.serverAddress] = server.address;
-      attributes[ATTR.serverPort] = server.port;
-    }
-    const conversationId = settings.conversationId();
-    if (conversationId !== undefined) attributes[ATTR.conversationId] = conversationId;
+    const { attributes, provider, server, conversationId } = runAttributes(settings, model);
     const parent = settings.parentContext ?? contextApi.active();
     const startTime = settings.now();
     const name = settings.agentName ? `${OPERATION.invokeAgent} ${settings.agentName}` : OPERATION.invokeAgent;

@@ -1,12 +1,33 @@
 /**
- * The attributes of one answer's `chat` span, and the usage figures a run adds up.
+ * The attributes a run span starts with, those of one answer's `chat` span, and the usage
+ * figures a run adds up.
  *
  * @internal
  * @module
  */
 import type { Attributes } from "@opentelemetry/api";
 import type { AssistantMessage, Usage } from "../model/messages.js";
-import { ATTR, finishReason } from "./attributes.js";
+import { ATTR, finishReason, OPERATION, providerName, serverOf } from "./attributes.js";
+import type { TracedModel, TracingSettings } from "./tracing-options.js";
+
+/**
+ * What the run span starts with: the sampler decides on these, so the model, the provider and
+ * the server are among them, as the conventions ask.
+ */
+export function runAttributes(settings: TracingSettings, model: TracedModel | undefined) {
+  const attributes: Attributes = { [ATTR.operationName]: OPERATION.invokeAgent, ...settings.runAttributes };
+  const provider = settings.providerName ?? (model?.provider ? providerName(model.provider) : undefined);
+  if (provider !== undefined) attributes[ATTR.providerName] = provider;
+  if (model?.id) attributes[ATTR.requestModel] = model.id;
+  const server = serverOf(model?.baseUrl);
+  if (server) {
+    attributes[ATTR.serverAddress] = server.address;
+    attributes[ATTR.serverPort] = server.port;
+  }
+  const conversationId = settings.conversationId();
+  if (conversationId !== undefined) attributes[ATTR.conversationId] = conversationId;
+  return { attributes, provider, server, conversationId };
+}
 
 function count(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;
