@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SessionCorruptError, SessionIdError } from "../../src/session/session-errors.js";
 import { FileSessionStore } from "../../src/session/stores/file-store.js";
+import { LockFiles } from "../../src/session/stores/file/lock-file.js";
 import { created, failure, userEntry } from "./store-contract.js";
 
 const root = mkdtempSync(join(tmpdir(), "rxagent-file-hostile-"));
@@ -48,6 +49,9 @@ describe("file store: who may read the journals", () => {
       await reader.append("s", [userEntry(3, "x")], { expectedSeq: 2, token: 1, ttlMs: TTL });
       const torn = readdirSync(store.directory).filter((f) => f.includes(".torn-"));
       expect(torn.map((f) => statSync(join(store.directory, f)).mode & 0o777)).toEqual([0o600]);
+      // The lock lives only while an append holds it: its mode is read from inside.
+      const lock = join(store.directory, "s.lock");
+      expect(await new LockFiles(1_000).locked(lock, async () => statSync(lock).mode & 0o777)).toBe(0o600);
     } finally {
       process.umask(previous);
     }

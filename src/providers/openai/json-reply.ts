@@ -7,7 +7,7 @@
  * @module
  */
 import { headText, readHead, replayHead } from "../shared/bounded-body.js";
-import { StreamFailure } from "../shared/stream-failure.js";
+import { StreamFailure, truncate } from "../shared/stream-failure.js";
 
 /** Bytes read to tell the two apart and to quote the reply's start. */
 const PEEK_BYTES = 1024;
@@ -38,7 +38,7 @@ export async function jsonOrMislabelledStream(body: ReadableStream<Uint8Array>, 
  * what it sent) instead of reading it as an event stream that "closed early".
  */
 function jsonInsteadOfStream(status: number, contentType: string, text: string): StreamFailure {
-  const shown = text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
+  const shown = truncate(text, SHOWN_CHARS);
   return new StreamFailure(
     `HTTP ${status}: the server sent a non-streaming JSON reply (content-type ${contentType}) where a text/event-stream was requested; check that the endpoint supports "stream": true.${shown ? ` The reply began: ${shown}` : ""}`,
     { kind: "protocol", retryable: false },

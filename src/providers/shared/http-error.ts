@@ -64,7 +64,8 @@ function readErrorBody(text: string): ErrorBody {
 export async function httpFailure(response: Response, now: number, prefix = "", secrets: readonly (string | undefined)[] = []): Promise<StreamFailure> {
   // A body that cannot be read leaves "": the status alone still says what happened.
   const text = await readBoundedText(response.body, MAX_ERROR_BODY_BYTES).catch(() => "");
-  const body = readErrorBody(text);
+  // Redacted whole, before anything is cut: a key split by a cut is no longer recognisable.
+  const body = readErrorBody(redactSecrets(text, secrets));
   const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
   const detail = body.message ? `: ${body.message}` : "";
   const code = body.code && !(body.message ?? "").includes(body.code) ? ` [${body.code}]` : "";

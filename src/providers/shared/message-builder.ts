@@ -21,6 +21,7 @@ import type {
   Usage,
 } from "../../model/messages.js";
 import { parseFinalArguments, parsePartialArguments } from "./tool-arguments.js";
+import { toolArgumentsOutOfBounds } from "../../model/tool-call-bounds.js";
 
 type Block = AssistantMessage["content"][number];
 
@@ -160,7 +161,9 @@ export class AssistantMessageBuilder {
       case "toolCall": {
         let toolCall: ToolCall;
         if (final) {
-          toolCall = { ...final };
+          // A server's call, parsed by the wire's JSON.parse: bounded as a parsed one would be.
+          const outOfBounds = toolArgumentsOutOfBounds(final.arguments);
+          toolCall = outOfBounds === undefined ? { ...final } : { ...final, arguments: {}, argumentsError: outOfBounds };
         } else {
           const parsed = parseFinalArguments(this.argumentText.get(index) ?? "");
           toolCall = { ...block, arguments: parsed.arguments };

@@ -18,9 +18,23 @@ export class StreamFailure extends Error {
   }
 }
 
-/** `text`, cut to `max` characters with an ellipsis. */
+/** Characters of a credential (RFC 6750's token characters): a cut between two of them splits a word. */
+const TOKEN_CHAR = /[A-Za-z0-9\-._~+/=]/;
+
+/**
+ * `text`, cut to at most `max` characters with an ellipsis, never inside a word: a key cut in two
+ * would keep a prefix that redaction (which runs on the whole of each key) no longer recognises.
+ *
+ * @example
+ * ```ts
+ * truncate("Incorrect API key provided: sk-abcdefghijklmnopqrstuvwxyz", 40); // "Incorrect API key provided: …"
+ * ```
+ */
 export function truncate(text: string, max = 300): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
+  if (text.length <= max) return text;
+  let cut = max;
+  while (cut > 0 && TOKEN_CHAR.test(text[cut - 1]!) && TOKEN_CHAR.test(text[cut]!)) cut--;
+  return `${text.slice(0, cut)}…`;
 }
 
 /**

@@ -9,6 +9,8 @@
  * @module
  */
 import { Allow, parse as parsePartial } from "partial-json";
+import { toolArgumentsOutOfBounds } from "../../model/tool-call-bounds.js";
+import { truncate } from "./stream-failure.js";
 
 /** Incomplete strings, arrays and objects are shown; half a number, `tr` or `nu` are not. */
 const PARTIAL_ALLOWED = Allow.STR | Allow.ARR | Allow.OBJ;
@@ -50,17 +52,17 @@ export interface ParsedArguments {
  */
 export function parseFinalArguments(text: string): ParsedArguments {
   if (text.trim() === "") return { arguments: {} };
+  let parsed: ParsedArguments;
   try {
     const value: unknown = JSON.parse(text);
     const args = asArguments(value);
-    if (args) return { arguments: args };
-    return { arguments: {}, error: `Tool call arguments are not a JSON object: ${truncate(text)}` };
+    parsed = args ? { arguments: args } : { arguments: {}, error: `Tool call arguments are not a JSON object: ${truncate(text, 200)}` };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { arguments: parsePartialArguments(text) ?? {}, error: `Tool call arguments are not valid JSON (${reason}): ${truncate(text)}` };
+    parsed = { arguments: parsePartialArguments(text) ?? {}, error: `Tool call arguments are not valid JSON (${reason}): ${truncate(text, 200)}` };
   }
-}
-
-function truncate(text: string, max = 200): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
+  // `JSON.parse` builds any depth; what comes after it (a proxy's encoder, listeners that clone)
+  // may not. Bounded here as the loop bounds every answer, so `toolcall_end` carries it too.
+  const outOfBounds = toolArgumentsOutOfBounds(parsed.arguments);
+  return outOfBounds === undefined ? parsed : { arguments: {}, error: outOfBounds };
 }

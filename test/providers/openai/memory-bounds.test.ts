@@ -115,7 +115,8 @@ describe("openaiCompatible: bodies that are read whole are read bounded", () => 
     const before = process.memoryUsage().rss;
     const { message } = await runOnce(s);
     expect(message.stopReason).toBe("error");
-    expect(message.errorMessage).toMatch(/^HTTP 500 Internal Server Error: \{"error":\{"message":"x+…$/);
+    // The endless run of "x" is one word: the cut never splits a word, so the text stops before it.
+    expect(message.errorMessage).toBe('HTTP 500 Internal Server Error: {"error":{"message":"…');
     expect(message.errorMessage!.length).toBeLessThan(1000);
     expect(getProviderFailure(message)).toEqual({ kind: "http", status: 500, retryable: true });
     expect(s.clientClosed()).toBe(true);

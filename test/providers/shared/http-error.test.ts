@@ -28,10 +28,20 @@ describe("httpFailure", () => {
     });
     const failure = await httpFailure(new Response(body, { status: 502, statusText: "Bad Gateway" }), 0);
     expect(MAX_ERROR_BODY_BYTES).toBe(64 * 1024);
-    expect(failure.message).toBe(`HTTP 502 Bad Gateway: ${"y".repeat(300)}…`);
+    // One unbroken word: the cut never splits a word (a key cut in two would escape redaction), so none of it is shown.
+    expect(failure.message).toBe("HTTP 502 Bad Gateway: …");
     expect(failure.failure).toMatchObject({ status: 502, retryable: true });
     expect(cancelled).toBe(true);
     expect(pulled).toBeLessThanOrEqual(MAX_ERROR_BODY_BYTES + 2 * piece.length);
+  });
+
+  it("a key that straddles the cut of a long message is redacted whole, no prefix of it left", async () => {
+    const key = "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6";
+    for (const at of [985, 990, 995, 999]) {
+      const message = `${"word ".repeat(at / 5)}`.slice(0, at) + key + " and more text after it";
+      const failure = await httpFailure(new Response(JSON.stringify({ error: { message } }), { status: 401 }), 0, "", [key]);
+      expect(failure.message).not.toContain(key.slice(0, 6));
+    }
   });
 
   it("a body that fails mid-read still gives the status", async () => {
