@@ -81,14 +81,24 @@ async function handle(handler: FetchHandler, req: IncomingMessage, res: ServerRe
     for (;;) {
       const { done, value } = await reader.read();
       if (done || res.destroyed) break;
-      if (!res.write(value)) await new Promise<void>((resolve) => {
-        res.once("drain", resolve);
-        res.once("close", resolve);
-      });
+      if (!res.write(value)) await drainedOrClosed(res);
     }
   } finally {
     clientGone.signal.removeEventListener("abort", cancel);
   }
   if (res.destroyed) cancel();
   else res.end();
+}
+
+/** Resolves when `res` drains or closes, leaving no listener behind (a long stream waits many times). */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }

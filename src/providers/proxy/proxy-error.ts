@@ -1,7 +1,7 @@
 /**
  * Failures the proxy keeps on the server: the browser gets a generic text and the failure's
- * kind and status (so `withRetry` on the client still works); the server's log gets the detail,
- * secrets redacted.
+ * kind, status, sanitized code and wait (so `withRetry` on the client still works); the
+ * server's log gets the detail, secrets redacted.
  *
  * @module
  */
@@ -41,14 +41,33 @@ const KINDS = new Set<ProviderFailureKind>(["http", "network", "stream", "protoc
 /** Provider error codes look like this; anything else an upstream puts there is dropped. */
 const CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
-/** The failure details the client may see: known kinds, plausible values, no text. */
-export function publicFailure(failure: ProviderFailure): ProviderFailure | undefined {
+/**
+ * The failure details the client may see: known kinds, plausible values, no text. `secrets` are
+ * the keys and tokens of the call: an upstream may echo its key as the error `code` (a hex key
+ * fits the code shape), so a code that holds one, or is a long piece of one, is dropped.
+ *
+ * @example
+ * ```ts
+ * publicFailure({ kind: "http", status: 429, code: "a1b2c3d4e5f6a7b8c9d0", retryable: true }, ["a1b2c3d4e5f6a7b8c9d0"]);
+ * // { kind: "http", status: 429, retryable: true }
+ * ```
+ */
+export function publicFailure(failure: ProviderFailure, secrets: readonly (string | undefined)[] = []): ProviderFailure | undefined {
   if (!KINDS.has(failure.kind)) return undefined;
   const safe: ProviderFailure = { kind: failure.kind, retryable: failure.retryable === true };
   if (Number.isInteger(failure.status) && failure.status! >= 100 && failure.status! <= 599) safe.status = failure.status!;
-  if (typeof failure.code === "string" && CODE.test(failure.code) && redactSecrets(failure.code) === failure.code) safe.code = failure.code;
+  if (safeCode(failure.code, secrets)) safe.code = failure.code;
   if (typeof failure.retryAfterMs === "number" && Number.isFinite(failure.retryAfterMs) && failure.retryAfterMs >= 0) safe.retryAfterMs = failure.retryAfterMs;
   return safe;
+}
+
+/** A code this long that occurs inside a key is a piece of it; shorter ones ("a1b2") may match by chance and reveal little. */
+const MIN_SECRET_PIECE = 8;
+
+/** A code of the provider-code shape that redaction leaves alone (no secret, no key shape in it) and that is no piece of a secret. */
+function safeCode(code: string | undefined, secrets: readonly (string | undefined)[]): code is string {
+  if (typeof code !== "string" || !CODE.test(code) || redactSecrets(code, secrets) !== code) return false;
+  return code.length < MIN_SECRET_PIECE || !secrets.some((secret) => typeof secret === "string" && secret.includes(code));
 }
 
 /** What the browser reads for a failed upstream call: the kind of failure, no upstream words. */

@@ -92,11 +92,43 @@ function checkBudgets(value: unknown): ThinkingBudgets | string {
 }
 
 /**
+ * The server's cap on output tokens: the lower of `maxOutputTokens` and the model's `maxTokens`,
+ * or `undefined` when neither is a positive number.
+ */
+function outputTokenCap(model: Model, maxOutputTokens: number | undefined): number | undefined {
+  const caps = [maxOutputTokens, model.maxTokens].filter((cap): cap is number => typeof cap === "number" && Number.isFinite(cap) && cap > 0);
+  return caps.length === 0 ? undefined : Math.min(...caps);
+}
+
+/**
  * The `maxTokens` to forward: the client's, clamped to the server's cap (`maxOutputTokens` and
  * the model's `maxTokens`, the lower one); none without a cap, so the provider's default applies.
+ *
+ * @example
+ * ```ts
+ * clampMaxTokens(1e9, { ...model, maxTokens: 4096 }, undefined); // 4096
+ * ```
  */
 export function clampMaxTokens(asked: number | undefined, model: Model, maxOutputTokens: number | undefined): number | undefined {
   if (asked === undefined) return undefined;
-  const caps = [maxOutputTokens, model.maxTokens].filter((cap): cap is number => typeof cap === "number" && Number.isFinite(cap) && cap > 0);
-  return caps.length === 0 ? undefined : Math.min(asked, ...caps);
+  const cap = outputTokenCap(model, maxOutputTokens);
+  return cap === undefined ? undefined : Math.min(asked, cap);
+}
+
+/**
+ * The `thinkingBudgets` to forward: each budget clamped to the same cap as `maxTokens`; none
+ * without a cap (a thinking budget is output the server pays for, so it is bounded as
+ * `maxTokens` is, and dropped as `maxTokens` is).
+ *
+ * @example
+ * ```ts
+ * clampThinkingBudgets({ high: 1e9, low: 50 }, { ...model, maxTokens: 1000 }, undefined); // { high: 1000, low: 50 }
+ * ```
+ */
+export function clampThinkingBudgets(asked: ThinkingBudgets | undefined, model: Model, maxOutputTokens: number | undefined): ThinkingBudgets | undefined {
+  const cap = outputTokenCap(model, maxOutputTokens);
+  if (asked === undefined || cap === undefined) return undefined;
+  const budgets: ThinkingBudgets = {};
+  for (const level of BUDGET_LEVELS) if (asked[level] !== undefined) budgets[level] = Math.min(asked[level], cap);
+  return budgets;
 }

@@ -22,7 +22,7 @@ import { declaredTooLarge, readBodyText } from "./proxy-body.js";
 import { logProxyError, proxyError } from "./proxy-error.js";
 import { modelResolver } from "./proxy-models.js";
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, type ProxyHandlerOptions } from "./proxy-options.js";
-import { checkRequestBody, clampMaxTokens, type CheckedRequest } from "./proxy-request.js";
+import { checkRequestBody, clampMaxTokens, clampThinkingBudgets, type CheckedRequest } from "./proxy-request.js";
 import { upstreamEventStream, type UpstreamCall } from "./proxy-upstream.js";
 
 export type { ProxyHandlerOptions, ProxyModelRequest, ProxyModels, ProxyRequestBody, ProxyRequestOptions } from "./proxy-options.js";
@@ -47,12 +47,13 @@ function positive(value: number | undefined, fallback: number, name: string): nu
  * `resolveModel` (it throws without them: there is no "call what the client asks" mode).
  *
  * Answers, in this order: `405` to anything but `POST`; `401` (with `WWW-Authenticate: Bearer`)
- * to a missing or wrong token, before any of the body is read; `413` to a body over
+ * to a missing or wrong token, before any of the body is read; `429` (with `Retry-After`) over
+ * `maxConcurrentPerToken`, also before the body (an upload holds its slot); `413` to a body over
  * `maxBodyBytes` (by `Content-Length` before reading, or while reading); `408` to a body slower
  * than `bodyTimeoutMs`; `400` to a body that is not `{ model: { id }, context: { messages } }` or
- * has options out of bounds; `403` to a model the server does not serve; `429` (with
- * `Retry-After`) over `maxConcurrentPerToken`; `500` when a hook throws; otherwise `200` with a
- * `text/event-stream` of `ProxyEvent`s that always ends with `done` or `error`.
+ * has options out of bounds; `403` to a model the server does not serve; `500` when a hook
+ * throws; otherwise `200` with a `text/event-stream` of `ProxyEvent`s that always ends with
+ * `done` or `error`.
  *
  * @example
  * ```ts
@@ -92,9 +93,18 @@ export function createProxyHandler(options: ProxyHandlerOptions): (request: Requ
     if (request.method !== "POST") return json(405, { error: "Method not allowed: POST a stream request" }, { allow: "POST" });
     const token = bearerToken(request);
     const secrets = [token, options.token];
+    // The slot is held from the token check on, so an upload counts as a stream: one token
+    // cannot hold more bodies in flight than streams. Every answer but the stream frees it here.
+    let release = () => undefined as void;
+    let streaming = false;
     try {
       const allowed = options.authorize ? await options.authorize(token, request) : await matches!(token);
       if (!allowed) return json(401, { error: token === undefined ? "Missing access token" : "Invalid access token" }, { "www-authenticate": 'Bearer realm="rxagent-proxy"' });
+      if (slots) {
+        const slot = slots.acquire(token);
+        if (!slot) return json(429, { error: `Too many concurrent streams for this token (limit ${slots.limit})` }, { "retry-after": "1" });
+        release = slot;
+      }
 
       const declared = declaredTooLarge(request, maxBodyBytes);
       if (declared) return json(declared.status, { error: declared.error });
@@ -105,28 +115,22 @@ export function createProxyHandler(options: ProxyHandlerOptions): (request: Requ
 
       const model = await resolve(checked.requested, request);
       if (!model) return json(403, { error: `Model not allowed: ${JSON.stringify(checked.requested.id.slice(0, 100))}` });
-      let release = () => undefined as void;
-      if (slots) {
-        const slot = slots.acquire(token);
-        if (!slot) return json(429, { error: `Too many concurrent streams for this token (limit ${slots.limit})` }, { "retry-after": "1" });
-        release = slot;
-      }
-      let call: UpstreamCall;
-      try {
-        const apiKey = await options.getApiKey?.(model.provider);
-        secrets.push(apiKey, ...headerValues(options.streamOptions?.headers), ...headerValues(model.headers));
-        call = upstreamCall(options, request, checked, model, apiKey, release, secrets, (error) => onError(error, request));
-      } catch (error) {
-        release();
-        throw error;
-      }
-      return new Response(upstreamEventStream(options.streamFn, call), {
+      const apiKey = await options.getApiKey?.(model.provider);
+      secrets.push(apiKey, ...headerValues(options.streamOptions?.headers), ...headerValues(model.headers));
+      const call = upstreamCall(options, request, checked, model, apiKey, release, secrets, (error) => onError(error, request));
+      release = call.release;
+      const response = new Response(upstreamEventStream(options.streamFn, call), {
         status: 200,
         headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
       });
+      // From here the stream frees the slot: when it ends, or when its client leaves.
+      streaming = true;
+      return response;
     } catch (error) {
       onError(proxyError(`The proxy failed to handle a request: ${describeError(error)}`, secrets), request);
       return json(500, { error: "The proxy failed to handle the request" });
+    } finally {
+      if (!streaming) release();
     }
   };
 }
@@ -148,9 +152,16 @@ function upstreamCall(
   const upstream = new AbortController();
   const onClientGone = () => upstream.abort(request.signal.reason);
   request.signal.addEventListener("abort", onClientGone, { once: true });
-  const { maxTokens, ...asked } = checked.options;
+  const { maxTokens, thinkingBudgets, ...asked } = checked.options;
   const clamped = clampMaxTokens(maxTokens, model, options.maxOutputTokens);
-  const streamOptions: StreamOptions = { ...asked, ...(clamped !== undefined ? { maxTokens: clamped } : {}), ...options.streamOptions, signal: upstream.signal };
+  const budgets = clampThinkingBudgets(thinkingBudgets, model, options.maxOutputTokens);
+  const streamOptions: StreamOptions = {
+    ...asked,
+    ...(clamped !== undefined ? { maxTokens: clamped } : {}),
+    ...(budgets !== undefined ? { thinkingBudgets: budgets } : {}),
+    ...options.streamOptions,
+    signal: upstream.signal,
+  };
   if (apiKey !== undefined) streamOptions.apiKey = apiKey;
   const release = () => {
     request.signal.removeEventListener("abort", onClientGone);

@@ -31,29 +31,53 @@ export interface UpstreamCall {
 
 const bytes = new TextEncoder();
 const INCOMPLETE = "The upstream provider ended without a final done or error event";
+const UNENCODABLE = "The upstream provider sent an event that could not be encoded";
 
 /**
  * The upstream call's events as server-sent events. The stream closes after the final event
  * (an upstream failure becomes that `error` event); cancelling it aborts the upstream call.
+ * An event that cannot be written as JSON (nested past the stack, a BigInt, a cycle) ends the
+ * stream with a generic `error` event and stops the upstream call: any `StreamFn` may send one.
  */
 export function upstreamEventStream(streamFn: StreamFn, call: UpstreamCall): ReadableStream<Uint8Array> {
   const { model, context, streamOptions, upstream, release } = call;
   let subscription: Subscription | undefined;
   let closed = false;
+  const stop = () => {
+    closed = true;
+    release();
+    upstream.abort();
+    subscription?.unsubscribe();
+  };
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const encoder = new ProxyEventEncoder();
-      const write = (event: AssistantMessageEvent) => {
-        if (!closed) controller.enqueue(bytes.encode(`data: ${JSON.stringify(encoder.encode(event))}\n\n`));
-      };
-      // The upstream's own error events are rewritten; the ones written here are generic already.
-      const send = (event: AssistantMessageEvent) => write(event.type === "error" && !closed ? publicErrorEvent(event, call) : event);
+      const failed = (reason: "error" | "aborted", text: string): AssistantMessageEvent => ({
+        type: "error",
+        reason,
+        error: failedAssistantMessage(model, text, reason, streamOptions.scheduler?.now() ?? Date.now()),
+      });
+      const enqueue = (event: AssistantMessageEvent) => controller.enqueue(bytes.encode(`data: ${JSON.stringify(encoder.encode(event))}\n\n`));
       const close = () => {
         if (closed) return;
         closed = true;
         release();
         controller.close();
       };
+      const write = (event: AssistantMessageEvent) => {
+        if (closed) return;
+        try {
+          enqueue(event);
+        } catch (error) {
+          // Thrown inside the subscriber's `next`, this would escape as an unhandled error.
+          call.report(proxyError(`The upstream provider sent an event that could not be encoded (${event.type}): ${describeError(error)}`, call.secrets));
+          enqueue(failed("error", UNENCODABLE));
+          controller.close();
+          stop();
+        }
+      };
+      // The upstream's own error events are rewritten; the ones written here are generic already.
+      const send = (event: AssistantMessageEvent) => write(event.type === "error" && !closed ? publicErrorEvent(event, call) : event);
       // `callStreamFn` ends the stream at the final event and reports every failure, an
       // incomplete stream included, as one `StreamFnFailure`.
       subscription = callStreamFn(streamFn, model, context, streamOptions).subscribe({
@@ -62,19 +86,15 @@ export function upstreamEventStream(streamFn: StreamFn, call: UpstreamCall): Rea
           const reason = upstream.signal.aborted ? "aborted" : "error";
           const incomplete = error instanceof StreamFnFailure && error.kind === "incomplete";
           if (reason === "error" && !incomplete) call.report(proxyError(`The upstream call failed: ${failureDetail(error)}`, call.secrets));
-          const text = incomplete ? INCOMPLETE : reason === "aborted" ? "The upstream request was aborted" : publicFailureText(undefined);
-          write({ type: "error", reason, error: failedAssistantMessage(model, text, reason, streamOptions.scheduler?.now() ?? Date.now()) });
+          write(failed(reason, incomplete ? INCOMPLETE : reason === "aborted" ? "The upstream request was aborted" : publicFailureText(undefined)));
           close();
         },
         complete: close,
       });
+      // A synchronous StreamFn may have sent an unencodable event before `subscription` was set.
+      if (closed) subscription.unsubscribe();
     },
-    cancel() {
-      closed = true;
-      release();
-      upstream.abort();
-      subscription?.unsubscribe();
-    },
+    cancel: stop,
   });
 }
 
@@ -89,7 +109,7 @@ function failureDetail(error: unknown): string {
  */
 function publicErrorEvent(event: AssistantMessageEvent & { type: "error" }, call: UpstreamCall): AssistantMessageEvent {
   const recorded = getProviderFailure(event.error);
-  const failure = recorded ? publicFailure(recorded) : undefined;
+  const failure = recorded ? publicFailure(recorded, call.secrets) : undefined;
   if (event.reason === "aborted") {
     return { ...event, error: { ...event.error, errorMessage: "The upstream request was aborted" } };
   }

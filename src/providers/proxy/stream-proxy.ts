@@ -24,9 +24,13 @@ export interface StreamProxyOptions {
   headers?: Record<string, string>;
   /** The `fetch` to use. Default: global. */
   fetch?: typeof fetch;
-  /** The longest line of the event stream, in bytes; past it the request is cancelled. Default 4 MiB. */
+  /**
+   * The longest line of the event stream, in bytes; past it the request is cancelled. Default
+   * 16 MiB: the server sends a tool call's whole arguments in one line (up to 4 Mi characters,
+   * the loop's bound, which grow as UTF-8 and escaped JSON).
+   */
   maxLineBytes?: number;
-  /** The largest single event, in characters. Default 4 MiB. */
+  /** The largest single event, in characters. Default 16 MiB, for the same reason. */
   maxEventBytes?: number;
   /** The largest response, in bytes of body. Default 64 MiB. */
   maxResponseBytes?: number;
@@ -57,9 +61,20 @@ export interface StreamProxyOptions {
  */
 export function streamProxy(config: StreamProxyOptions): StreamFn {
   // Bad caps are refused here, not on the first request.
-  const limits = streamLimits(config, "streamProxy");
+  const limits = streamLimits(
+    { maxLineBytes: config.maxLineBytes ?? PROXY_LINE_BYTES, maxEventBytes: config.maxEventBytes ?? PROXY_LINE_BYTES, maxResponseBytes: config.maxResponseBytes },
+    "streamProxy",
+  );
   return (model, context, options) => proxyRequest(config, limits, model, context, options);
 }
+
+/**
+ * The client's own default for one line and one event: 16 MiB. A provider streams a tool call's
+ * arguments in pieces, but the proxy sends them whole in `toolcall_end`; 4 Mi characters (the
+ * loop's bound) take up to 12 MiB as UTF-8, 8 MiB as JSON when each is a quote or a newline.
+ * Only arguments made mostly of other control characters (6-byte escapes) would need more.
+ */
+const PROXY_LINE_BYTES = 16 * 1024 * 1024;
 
 /** One request through the proxy as a cold Observable; every outcome ends in one final event. */
 function proxyRequest(config: StreamProxyOptions, limits: StreamLimits, model: Model, context: LlmContext, options: StreamOptions): Observable<AssistantMessageEvent> {

@@ -211,13 +211,69 @@ describe("streams per token", () => {
     expect(first.status).toBe(200);
     expect((await open()).status).toBe(429);
     await first.body!.cancel();
-    // The server sees the close asynchronously: ask until the slot is free (bounded by the test timeout).
+    // The server sees the close asynchronously: ask until the slot is free, a bounded number of times.
     let status = 429;
-    while (status === 429) {
+    for (let tries = 0; tries < 200 && status === 429; tries++) {
       const next = await open();
       status = next.status;
       await next.body?.cancel();
     }
-    expect(status).toBe(200);
+    expect(status, "the slot was still held after 200 requests: the server did not free it when the client left").toBe(200);
+  });
+
+  it("an upload holds its token's slot: a second request is a 429 before its body; the slot is free once the first is answered", { timeout: 15_000 }, async () => {
+    let authorized!: () => void;
+    const firstAuthorized = new Promise<void>((resolve) => (authorized = resolve));
+    const { port } = await startProxy({ token: undefined, authorize: (token) => (authorized(), token === TOKEN), maxConcurrentPerToken: 1, bodyTimeoutMs: 5_000 });
+    const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+    const first = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/", headers: { ...headers, "content-length": "1000" }, agent: false });
+    const firstStatus = new Promise<number>((resolve, reject) => {
+      first.on("response", (response: IncomingMessage) => (response.resume(), resolve(response.statusCode ?? 0)));
+      first.on("error", reject);
+    });
+    first.write("{"); // and the rest later: the body is still trickling in
+    await firstAuthorized;
+
+    // Headers only: the answer must not wait for a body.
+    const second = upload(port, { ...headers, "content-length": "1000" }, 0);
+    expect(await second.outcome).toBe(429);
+    await second.closed;
+
+    first.end(" ".repeat(999)); // not JSON: a 400, which frees the slot before it is sent
+    expect(await firstStatus).toBe(400);
+    const third = await fetch(`http://127.0.0.1:${port}/`, { method: "POST", headers, body: JSON.stringify({ model, context: weatherContext() }) });
+    expect(third.status).toBe(200);
+    await third.body!.cancel();
+  });
+
+  it("every early answer frees the slot: 413, 400, 403 and a throwing hook leave the token free for a stream", async () => {
+    let failKey = true;
+    const handler = createProxyHandler({
+      streamFn: hanging,
+      token: TOKEN,
+      models: [model],
+      maxConcurrentPerToken: 1,
+      maxBodyBytes: 4096,
+      onError: () => undefined,
+      getApiKey: () => {
+        if (failKey) throw new Error("vault unavailable");
+        return undefined;
+      },
+    });
+    const ask = (body: string, extra: Record<string, string> = {}) => handler(new Request("http://proxy.test/", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, ...extra }, body }));
+    const valid = JSON.stringify({ model, context: weatherContext() });
+    expect((await ask(valid, { "content-length": "999999" })).status).toBe(413);
+    expect((await ask("x".repeat(5000))).status).toBe(413);
+    expect((await ask("not json")).status).toBe(400);
+    expect((await ask(JSON.stringify({ model: { id: "other" }, context: { messages: [] } }))).status).toBe(403);
+    expect((await ask(valid)).status).toBe(500);
+    failKey = false;
+    const open = await ask(valid);
+    expect(open.status).toBe(200);
+    expect((await ask(valid)).status).toBe(429);
+    await open.body!.cancel();
+    const again = await ask(valid);
+    expect(again.status).toBe(200);
+    await again.body!.cancel();
   });
 });
