@@ -59,10 +59,18 @@ export async function startEndlessServer(body: EndlessBody): Promise<EndlessServ
     const send = async (bytes: Buffer): Promise<boolean> => {
       if (res.destroyed) return false;
       written += bytes.length;
-      if (!res.write(bytes)) await new Promise<void>((resolve) => {
-        res.once("drain", resolve);
-        res.once("close", resolve);
-      });
+      if (!res.write(bytes)) {
+        // Both listeners go once either fires: a long stream would otherwise pile up "close" ones.
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off("drain", done);
+            res.off("close", done);
+            resolve();
+          };
+          res.once("drain", done);
+          res.once("close", done);
+        });
+      }
       return !res.destroyed;
     };
     if (body.head !== undefined && !(await send(Buffer.from(body.head)))) return;
