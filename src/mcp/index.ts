@@ -7,7 +7,7 @@
  */
 export { connectMcp, DEFAULT_CLOSE_TIMEOUT_MS, McpConnection, type McpClosed, type McpConnectOptions } from "./mcp-connection.js";
 export { connectMcpHttp, type McpHttpOptions } from "./streamable-http.js";
-export { DEFAULT_MAX_CONTENT_BLOCKS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_TOOLS, type McpLimits } from "./limits.js";
+export { DEFAULT_MAX_CONTENT_BLOCKS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_RESULT_DEPTH, DEFAULT_MAX_TOOLS, type McpLimits } from "./limits.js";
 export { mergeTools, type MergeToolsOptions, type ToolCollision } from "./merge-tools.js";
 export {
   CANCEL_REASON,

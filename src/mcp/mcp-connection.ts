@@ -17,7 +17,7 @@ import { uniqueToolNames } from "./tool-name.js";
 
 /**
  * Options of {@link connectMcp} (and of the transport-specific connects). The limits
- * (`maxResultBytes`, `maxContentBlocks`, `maxListPages`, `maxTools`) bound what the server can
+ * (`maxResultBytes`, `maxResultDepth`, `maxContentBlocks`, `maxListPages`, `maxTools`) bound what the server can
  * hand over; see {@link McpLimits}.
  */
 export interface McpConnectOptions extends McpToolOptions, McpLimits {
@@ -226,8 +226,8 @@ export class McpConnection<T extends Transport = Transport> {
   }
 
   private toTools(definitions: McpToolDefinition[]): McpAgentTool[] {
-    const { filter, prefix, timeoutMs, resetTimeoutOnProgress, maxTotalTimeoutMs, structuredContent, validator, maxResultBytes, maxContentBlocks } = this.options;
-    const options: McpToolOptions = { prefix, timeoutMs, resetTimeoutOnProgress, maxTotalTimeoutMs, structuredContent, validator, maxResultBytes, maxContentBlocks };
+    const { filter, prefix, timeoutMs, resetTimeoutOnProgress, maxTotalTimeoutMs, structuredContent, validator, maxResultBytes, maxResultDepth, maxContentBlocks } = this.options;
+    const options: McpToolOptions = { prefix, timeoutMs, resetTimeoutOnProgress, maxTotalTimeoutMs, structuredContent, validator, maxResultBytes, maxResultDepth, maxContentBlocks };
     const offered = definitions.filter((tool) => callable(tool) && (filter ? filter(tool) : true));
     const names = uniqueToolNames(
       offered.map((tool) => tool.name),

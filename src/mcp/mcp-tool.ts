@@ -18,7 +18,7 @@ import type { ArgumentValidator } from "../tools/validators/argument-validator.j
 import { callFailureText } from "./call-failure.js";
 import { resultOverLimit, type McpLimits } from "./limits.js";
 import { mcpToolName } from "./tool-name.js";
-import { mcpToolResult, type McpResultDetails, type StructuredContentMode } from "./tool-result.js";
+import { mcpToolResult, type McpCallResultLike, type McpResultDetails, type StructuredContentMode } from "./tool-result.js";
 import { mcpToolParameters } from "./tool-schema.js";
 
 export type { McpToolDefinition };
@@ -30,10 +30,10 @@ export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 export const CANCEL_REASON = "The agent stopped waiting for this tool call (the run was aborted or unsubscribed).";
 
 /**
- * How a server's tools become rxagent tools, and how their calls behave. `maxResultBytes` and
- * `maxContentBlocks` bound a call's result (see {@link McpLimits}).
+ * How a server's tools become rxagent tools, and how their calls behave. `maxResultBytes`,
+ * `maxResultDepth` and `maxContentBlocks` bound a call's result (see {@link McpLimits}).
  */
-export interface McpToolOptions extends Pick<McpLimits, "maxResultBytes" | "maxContentBlocks"> {
+export interface McpToolOptions extends Pick<McpLimits, "maxResultBytes" | "maxResultDepth" | "maxContentBlocks"> {
   /**
    * Put before every tool name, e.g. `"fs_"`: keeps two servers' `search` apart, and the
    * server's tools apart from the app's own. Default none.
@@ -128,6 +128,23 @@ function progressUpdate(progress: { progress: number; total?: number; message?: 
 }
 
 /**
+ * The tool result of a server's answer: an error result when it breaks a limit (nothing of it
+ * is kept: it would ride along in every later request), or when reading it throws — a value
+ * JSON cannot hold (a BigInt), a getter that throws — so the call still ends with a result
+ * rather than a rejection nobody handles.
+ */
+function readResult(result: McpCallResultLike, options: McpToolOptions, server: string, tool: string): AgentToolResult<McpResultDetails> {
+  try {
+    const over = resultOverLimit(result, options, { server, tool });
+    if (over) return { content: [{ type: "text", text: over.text }], details: { server, tool, limitExceeded: { limit: over.limit, actual: over.actual, max: over.max } }, isError: true };
+    return mcpToolResult(result, { structuredContent: options.structuredContent, server, tool });
+  } catch (error) {
+    const text = `MCP server "${server}" answered "${tool}" with a result that could not be read (${describeError(error)}); it was not passed on.`;
+    return { content: [{ type: "text", text }], details: { server, tool }, isError: true };
+  }
+}
+
+/**
  * `definition` of `server`, called through `client`, as an rxagent tool named `name` (default:
  * {@link mcpToolName} with the prefix). `execute` returns a cold Observable: subscribing sends
  * `tools/call`; each progress notification is emitted as an update as it arrives; the result
@@ -207,10 +224,7 @@ export function mcpAgentTool(
           .then(
             (result) => {
               if (settled) return;
-              // Over a limit, nothing of it is kept: it would ride along in every later request.
-              const over = resultOverLimit(result, options, { server, tool: definition.name });
-              if (over) finish({ content: [{ type: "text", text: over.text }], details: { server, tool: definition.name, limitExceeded: { limit: over.limit, actual: over.actual, max: over.max } }, isError: true });
-              else finish(mcpToolResult(result, { structuredContent: options.structuredContent, server, tool: definition.name }));
+              finish(readResult(result, options, server, definition.name));
             },
             (error: unknown) => {
               if (settled) return;

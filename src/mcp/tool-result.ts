@@ -54,8 +54,8 @@ export interface McpResultDetails {
   attachments?: McpAttachment[];
   /** The result's `_meta`. */
   meta?: Record<string, unknown>;
-  /** Set when the result broke `maxResultBytes` or `maxContentBlocks` and was not passed on: which, its size or count, and the limit. */
-  limitExceeded?: { limit: "maxResultBytes" | "maxContentBlocks"; actual: number; max: number };
+  /** Set when the result broke `maxResultBytes`, `maxResultDepth` or `maxContentBlocks` and was not passed on: which, its size, depth or count (see `McpLimitExceeded`), and the limit. */
+  limitExceeded?: { limit: "maxResultBytes" | "maxResultDepth" | "maxContentBlocks"; actual: number; max: number };
 }
 
 /** Options of {@link mcpToolResult}. */

@@ -13,10 +13,11 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { firstValueFrom, lastValueFrom, type Observable } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent, type AgentTool } from "../../src/index.js";
-import { connectMcp, DEFAULT_MAX_CONTENT_BLOCKS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_TOOLS, mergeTools, type McpAgentTool, type McpConnection, type McpConnectOptions, type ToolCollision } from "../../src/mcp/index.js";
+import { connectMcp, DEFAULT_MAX_CONTENT_BLOCKS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_RESULT_DEPTH, DEFAULT_MAX_TOOLS, mergeTools, type McpAgentTool, type McpConnection, type McpConnectOptions, type ToolCollision } from "../../src/mcp/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import type { AgentToolResult } from "../../src/tools/tool-types.js";
-import { resultBytes } from "../../src/mcp/limits.js";
+import { measureResult, resultBytes } from "../../src/mcp/limits.js";
+import { mcpAgentTool, type McpToolCaller } from "../../src/mcp/mcp-tool.js";
 
 const tool = (name: string): Tool => ({ name, description: `The ${name} tool.`, inputSchema: { type: "object", properties: {} } });
 
@@ -65,7 +66,7 @@ describe("MCP limits (SPEC MCP5)", () => {
     const [big] = await connection.listTools();
     const result = await callOnce(big!);
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/MCP server "unit" answered "big" with a result of 9500\d{3} bytes, over the limit of 1048576 bytes \(maxResultBytes\)/);
+    expect(textOf(result)).toMatch(/MCP server "unit" answered "big" with a result larger than the limit of 1048576 bytes \(maxResultBytes\)/);
     expect(JSON.stringify(result).length).toBeLessThan(2_000);
 
     // Images count too: their base64 data is what the next request carries.
@@ -77,6 +78,73 @@ describe("MCP limits (SPEC MCP5)", () => {
     const passed = await callOnce((await raised.listTools())[0]!);
     expect(passed.isError).toBeUndefined();
     expect(textOf(passed)).toHaveLength(9_500_000);
+  });
+
+  it("MCP5 · a 9.5 MB array of zeros in structuredContent counts toward maxResultBytes: numbers, booleans and null are not free", async () => {
+    const { state, connection } = await server();
+    state.answer = () => ({ content: [], structuredContent: { a: new Array<number>(4_750_000).fill(0) } });
+    const [big] = await connection.listTools();
+    const result = await callOnce(big!);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/with a result larger than the limit of 1048576 bytes \(maxResultBytes\)/);
+    expect(JSON.stringify(result).length).toBeLessThan(2_000);
+    expect(result.details).toMatchObject({ limitExceeded: { limit: "maxResultBytes", max: 1_048_576 } });
+    // Booleans and nulls too.
+    state.answer = () => ({ content: [], structuredContent: { a: new Array<boolean | null>(400_000).fill(true), b: new Array<null>(400_000).fill(null) } });
+    expect((await callOnce(big!)).isError).toBe(true);
+  });
+
+  it("MCP5 · structuredContent nested 200 000 levels deep is an error result naming maxResultDepth; the call settles and nothing is left unhandled", async () => {
+    expect(DEFAULT_MAX_RESULT_DEPTH).toBe(64);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const nest = (levels: number) => {
+        let deep: Record<string, unknown> = {};
+        for (let i = 0; i < levels; i++) deep = { a: deep };
+        return deep;
+      };
+      const { state, connection } = await server();
+      state.answer = () => ({ content: [], structuredContent: nest(200_000) });
+      const [big] = await connection.listTools();
+      const result = await callOnce(big!);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe('MCP server "unit" answered "big" with a result nested deeper than 64 levels (maxResultDepth); it was not passed on. Ask the tool for a flatter answer, or the app may raise maxResultDepth.');
+      expect(result.details).toEqual({ server: "unit", tool: "big", limitExceeded: { limit: "maxResultDepth", actual: 65, max: 64 } });
+      // The result object is level 1 and structuredContent level 2: 62 more levels fit.
+      state.answer = () => ({ content: [], structuredContent: nest(62) });
+      expect((await callOnce(big!)).isError).toBeUndefined();
+      state.answer = () => ({ content: [], structuredContent: nest(63) });
+      expect((await callOnce(big!)).isError).toBe(true);
+
+      const { state: roomy, connection: raised } = await server({ maxResultDepth: 1_000 });
+      roomy.answer = () => ({ content: [], structuredContent: nest(500) });
+      expect((await callOnce((await raised.listTools())[0]!)).isError).toBeUndefined();
+      // A turn of the event loop for any rejection still in flight.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("MCP5 · a result that cannot be read (a BigInt in structuredContent, a getter that throws) is an error result, not an unhandled rejection", async () => {
+    const answering = (answer: () => object) => mcpAgentTool({ callTool: async () => answer() } as unknown as McpToolCaller, tool("odd"), { server: "fake" });
+    const bigint = await callOnce(answering(() => ({ content: [], structuredContent: { n: 10n } })));
+    expect(bigint.isError).toBe(true);
+    expect(textOf(bigint)).toMatch(/^MCP server "fake" answered "odd" with a result that could not be read \(.*BigInt.*\); it was not passed on\.$/);
+    expect(bigint.details).toEqual({ server: "fake", tool: "odd" });
+    const getter = await callOnce(
+      answering(() => ({
+        content: [],
+        get structuredContent(): unknown {
+          throw new Error("no reading me");
+        },
+      })),
+    );
+    expect(getter.isError).toBe(true);
+    expect(textOf(getter)).toBe('MCP server "fake" answered "odd" with a result that could not be read (no reading me); it was not passed on.');
   });
 
   it("MCP5 · 200 000 content blocks are an error result naming the count and the limit; maxContentBlocks raises it", async () => {
@@ -148,13 +216,25 @@ describe("MCP limits (SPEC MCP5)", () => {
 });
 
 describe("resultBytes", () => {
-  it("MCP5 · counts UTF-8 bytes of every string and key, and walks a deeply nested value without recursion", () => {
+  it("MCP5 · counts UTF-8 bytes of every string and key, the JSON length of numbers, booleans and null, one per value, and walks a deeply nested value without recursion", () => {
     const text = "aé€😀";
-    expect(resultBytes({ text })).toBe(4 + new TextEncoder().encode(text).length);
-    expect(resultBytes({ content: [{ type: "text", text: "hé" }] })).toBe(22);
+    expect(resultBytes({ text })).toBe(2 + 4 + new TextEncoder().encode(text).length);
+    expect(resultBytes({ content: [{ type: "text", text: "hé" }] })).toBe(27);
+    // 7 values, "a", then 0, 12.5, true, false, null as JSON writes them.
+    expect(resultBytes({ a: [0, 12.5, true, false, null] })).toBe(7 + 1 + 1 + 4 + 4 + 5 + 4);
     let deep: unknown = "x";
     for (let i = 0; i < 200_000; i++) deep = [deep];
-    expect(resultBytes({ structuredContent: deep })).toBe("structuredContent".length + 1);
+    expect(resultBytes({ structuredContent: deep })).toBe(200_002 + "structuredContent".length + 1);
+  });
+
+  it("MCP5 · measureResult stops at the first limit crossed, holding one frame per level", () => {
+    let deep: unknown = 0;
+    for (let i = 0; i < 200_000; i++) deep = { a: deep };
+    expect(measureResult(deep, Infinity, 64)).toEqual({ bytes: 129, over: "maxResultDepth" });
+    expect(measureResult({ a: [[[0]]] }, Infinity, 4)).toEqual({ bytes: 7 });
+    expect(measureResult({ a: [[[0]]] }, Infinity, 3).over).toBe("maxResultDepth");
+    const zeros = new Array<number>(5_000_000).fill(0);
+    expect(measureResult(zeros, 1_000)).toEqual({ bytes: 1_001, over: "maxResultBytes" });
   });
 });
 
@@ -163,6 +243,7 @@ describe("MCP limit options", () => {
     const [clientSide] = InMemoryTransport.createLinkedPair();
     await expect(connectMcp(clientSide, { maxResultBytes: 0 })).rejects.toThrow(new TypeError("maxResultBytes must be a positive integer (or Infinity), got 0."));
     await expect(connectMcp(clientSide, { maxListPages: 1.5 })).rejects.toThrow(/maxListPages must be a positive integer/);
+    await expect(connectMcp(clientSide, { maxResultDepth: -1 })).rejects.toThrow(/maxResultDepth must be a positive integer/);
   });
 });
 
