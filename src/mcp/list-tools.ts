@@ -6,7 +6,7 @@
  */
 import { Observable } from "rxjs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_TOOLS, type McpLimits } from "./limits.js";
+import { DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_RESULT_DEPTH, DEFAULT_MAX_TOOLS, type McpLimits, measureResult } from "./limits.js";
 import type { McpToolDefinition } from "./mcp-tool.js";
 
 /**
@@ -36,6 +36,21 @@ async function listPage(client: Client, cursor: string | undefined, signal: Abor
 }
 
 /**
+ * A tool's schemas go into every request and, announced (SPEC M5), into the transcript: one
+ * nested without end would overflow every serialisation after it. They are held to the result
+ * limits (`maxResultDepth`, `maxResultBytes`); a tool past them fails the listing, naming it.
+ */
+function checkSchemas(tool: McpToolDefinition, limits: McpLimits): void {
+  const maxBytes = limits.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const maxDepth = limits.maxResultDepth ?? DEFAULT_MAX_RESULT_DEPTH;
+  for (const [field, schema] of [["inputSchema", tool.inputSchema], ["outputSchema", tool.outputSchema]] as const) {
+    const { over } = measureResult(schema, maxBytes, maxDepth);
+    if (over === "maxResultDepth") throw new Error(`the server's tool "${tool.name.slice(0, 100)}" has an ${field} nested deeper than ${maxDepth} levels (maxResultDepth).`);
+    if (over === "maxResultBytes") throw new Error(`the server's tool "${tool.name.slice(0, 100)}" has an ${field} larger than ${maxBytes} bytes (maxResultBytes).`);
+  }
+}
+
+/**
  * One listing of a server's tools (every page of `tools/list`; a name listed twice counts once).
  * Rejects when the server is still paging after `maxListPages` pages, or has listed more than
  * `maxTools` tools.
@@ -55,7 +70,11 @@ export async function listAll(client: Client, signal: AbortSignal, limits: McpLi
   do {
     const page = await listPage(client, cursor, signal);
     pages++;
-    for (const tool of page.tools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
+    for (const tool of page.tools) {
+      if (tools.has(tool.name)) continue;
+      checkSchemas(tool, limits);
+      tools.set(tool.name, tool);
+    }
     if (tools.size > maxTools) throw new Error(`the server listed more than ${maxTools} tools (maxTools).`);
     cursor = page.nextCursor;
     // A server that hands out the same cursor again would page forever.

@@ -215,6 +215,18 @@ describe("MCP limits (SPEC MCP5)", () => {
   });
 });
 
+describe("tool schemas a server lists", () => {
+  it("MCP5 · an inputSchema nested 100 000 levels deep fails the listing with a clear error naming the tool, before anything converts or sends it; a normal one lists", async () => {
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < 100_000; i++) deep = { type: "object", properties: { a: deep } };
+    const { state, connection } = await server();
+    state.tools = [tool("fine"), { ...tool("deep"), inputSchema: deep as Tool["inputSchema"] }];
+    await expect(connection.listTools()).rejects.toThrow('Could not list the tools of MCP server "unit": the server\'s tool "deep" has an inputSchema nested deeper than 64 levels (maxResultDepth).');
+    state.tools = [tool("fine")];
+    expect((await connection.listTools()).map((t) => t.name)).toEqual(["fine"]);
+  });
+});
+
 describe("resultBytes", () => {
   it("MCP5 · counts UTF-8 bytes of every string and key, the JSON length of numbers, booleans and null, one per value, and walks a deeply nested value without recursion", () => {
     const text = "aé€😀";
