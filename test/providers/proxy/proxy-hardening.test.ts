@@ -4,43 +4,26 @@
  * server's cap, a tool call that cannot be encoded, and a tool call as large as the loop allows
  * going through a real Node proxy with the client's default caps.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Observable } from "rxjs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { emptyAssistantMessage, failedAssistantMessage } from "../../../src/model/assistant-message.js";
 import type { AssistantMessage, AssistantMessageEvent, Model, StreamFn, StreamOptions, ToolCall } from "../../../src/model/messages.js";
 import { openaiCompatible } from "../../../src/providers/openai/index.js";
-import { toNodeListener } from "../../../src/providers/proxy/node.js";
 import { createProxyHandler, streamProxy, type ProxyHandlerOptions } from "../../../src/providers/proxy/index.js";
 import { getProviderFailure, recordProviderFailure } from "../../../src/providers/shared/provider-failure.js";
 import { collect, finalMessage, model, weatherContext } from "../support/collect.js";
-import { startTestServer, type TestServer } from "../support/http-server.js";
+import { liveProxies } from "./live-proxy.js";
+import { startTestServer } from "../support/http-server.js";
 
 const TOKEN = "proxy-token-hardening-1";
 /** A key that has none of the usual key shapes (an Azure or gateway key): only the call's secrets find it. */
 const HEX_KEY = "a1b2c3d4e5f6a7b8c9d0";
 
-const servers: TestServer[] = [];
-let proxy: Server | undefined;
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  if (proxy) {
-    proxy.closeAllConnections();
-    await new Promise<void>((resolve) => proxy!.close(() => resolve()));
-    proxy = undefined;
-  }
-});
+const { keep, listen } = liveProxies();
 
 const post = (handler: (request: Request) => Promise<Response>, options?: unknown) =>
   handler(new Request("http://proxy.test/", { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ model, context: weatherContext(), options }) }));
 
-/** Serves `handler` through `toNodeListener` on 127.0.0.1 and returns its URL. */
-async function listen(handler: (request: Request) => Promise<Response>): Promise<string> {
-  proxy = createServer(toNodeListener(handler));
-  await new Promise<void>((resolve) => proxy!.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api/stream`;
-}
 
 /** A StreamFn that answers with one tool call whose arguments are `args`, streamed in 64 KiB pieces, then whole in `toolcall_end`. */
 function toolCallStreamFn(args: () => Record<string, unknown>, json: (args: Record<string, unknown>) => string = JSON.stringify): StreamFn {
@@ -65,7 +48,7 @@ function toolCallStreamFn(args: () => Record<string, unknown>, json: (args: Reco
 describe("the error code the browser gets", () => {
   it("an upstream 429 whose error.code is the server's (non-sk) key: the browser's error event has no key, the failure keeps kind, status and retryable", async () => {
     const upstream = await startTestServer(() => ({ status: 429, headers: { "content-type": "application/json" }, chunks: [JSON.stringify({ error: { message: "slow down", code: HEX_KEY } })] }));
-    servers.push(upstream);
+    keep(upstream);
     const logged: string[] = [];
     const serverModel: Model = { ...model, baseUrl: `${upstream.url}/v1`, maxTokens: 1000 };
     const handler = createProxyHandler({ streamFn: openaiCompatible(), token: TOKEN, getApiKey: () => HEX_KEY, models: [serverModel], onError: (error) => logged.push(error.message) });

@@ -3,35 +3,24 @@
  * (through `toNodeListener`) in front of `openaiCompatible()`, with hostile upstreams (local
  * servers that pretend to be OpenAI-compatible endpoints and record what they were sent).
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { NEVER } from "rxjs";
 import type { Model } from "../../../src/model/messages.js";
 import { openaiCompatible } from "../../../src/providers/openai/index.js";
-import { toNodeListener } from "../../../src/providers/proxy/node.js";
 import { createProxyHandler, streamProxy, type ProxyHandlerOptions } from "../../../src/providers/proxy/index.js";
 import { getProviderFailure } from "../../../src/providers/shared/provider-failure.js";
 import { collect, finalMessage, model, weatherContext } from "../support/collect.js";
+import { liveProxies } from "./live-proxy.js";
 import { sseResponse, startTestServer, type ScriptedResponse, type TestServer } from "../support/http-server.js";
 
 const TOKEN = "proxy-token-trust-1";
 const KEYS: Record<string, string> = { openai: "sk-openai-server-key-0123456789", anthropic: "sk-ant-server-key-0123456789" };
 
-const servers: TestServer[] = [];
-let proxy: Server | undefined;
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  if (proxy) {
-    proxy.closeAllConnections();
-    await new Promise<void>((resolve) => proxy!.close(() => resolve()));
-    proxy = undefined;
-  }
-});
+const { keep, listen } = liveProxies();
 
 async function serve(script: (index: number) => ScriptedResponse): Promise<TestServer> {
   const server = await startTestServer((_request, index) => script(index));
-  servers.push(server);
+  keep(server);
   return server;
 }
 
@@ -50,9 +39,7 @@ async function startProxy(options: Partial<ProxyHandlerOptions>): Promise<{ url:
     onError: () => undefined,
     ...options,
   } as ProxyHandlerOptions);
-  proxy = createServer(toNodeListener(handler));
-  await new Promise<void>((resolve) => proxy!.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api/stream`, providers };
+  return { url: await listen(handler), providers };
 }
 
 const client = (url: string) => streamProxy({ url, authToken: TOKEN });
