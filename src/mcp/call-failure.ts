@@ -5,6 +5,8 @@
  * @module
  */
 import { describeError } from "../model/describe-error.js";
+import { redactSecrets } from "../model/redact-secrets.js";
+import { truncate } from "../providers/shared/stream-failure.js";
 
 /** JSON-RPC and MCP error codes the SDK uses for its own failures. */
 const CONNECTION_CLOSED = -32000;
@@ -19,6 +21,8 @@ export interface CallFailureContext {
   timeoutMs: number;
   /** The app closed the connection (`close()`): a connection that closed is then not the server's failure. */
   closedByApp?: boolean;
+  /** Credentials the connection holds (its configured header values): taken out of the text. */
+  secrets?: readonly string[];
 }
 
 const codeOf = (error: unknown): number | undefined => {
@@ -30,9 +34,6 @@ const codeOf = (error: unknown): number | undefined => {
 const isSchemaError = (error: unknown): boolean =>
   error instanceof Error && (error.name === "ZodError" || Array.isArray((error as { issues?: unknown }).issues));
 
-function clip(text: string, limit = 600): string {
-  return text.length > limit ? `${text.slice(0, limit)}…` : text;
-}
 
 /**
  * The text of the error result for a call that did not return a result.
@@ -43,7 +44,14 @@ function clip(text: string, limit = 600): string {
  * // 'MCP server "everything" did not answer "slow" within 500 ms; the request was cancelled. …'
  * ```
  */
-export function callFailureText(error: unknown, { server, tool, timeoutMs, closedByApp = false }: CallFailureContext): string {
+export function callFailureText(error: unknown, context: CallFailureContext): string {
+  // The SDK quotes a response body into its errors ("Error POSTing to endpoint: …"), and a server
+  // may echo the credentials it was sent: redact the whole text first, then cut it between words,
+  // so no prefix of a key survives the cut.
+  return truncate(redactSecrets(failureText(error, context), context.secrets ?? []), 800);
+}
+
+function failureText(error: unknown, { server, tool, timeoutMs, closedByApp = false }: CallFailureContext): string {
   const code = codeOf(error);
   const reason = describeError(error);
   if (code === REQUEST_TIMEOUT) {
@@ -61,12 +69,12 @@ export function callFailureText(error: unknown, { server, tool, timeoutMs, close
   }
   // The SDK checks `structuredContent` against the tool's `outputSchema` and reports a mismatch as invalid params.
   if (code === INVALID_PARAMS && /structured content/i.test(reason)) {
-    return `MCP server "${server}" answered "${tool}" with a result that does not match the tool's own output schema: ${clip(reason)}`;
+    return `MCP server "${server}" answered "${tool}" with a result that does not match the tool's own output schema: ${reason}`;
   }
   if (isSchemaError(error)) {
-    return `MCP server "${server}" answered "${tool}" with something that is not a valid tool result: ${clip(reason)}`;
+    return `MCP server "${server}" answered "${tool}" with something that is not a valid tool result: ${reason}`;
   }
-  if (code !== undefined) return `MCP server "${server}" refused "${tool}": ${clip(reason)}`;
-  if (error instanceof TypeError) return `Could not reach MCP server "${server}" to run "${tool}": ${clip(reason)}`;
-  return `Calling "${tool}" on MCP server "${server}" failed: ${clip(reason)}`;
+  if (code !== undefined) return `MCP server "${server}" refused "${tool}": ${reason}`;
+  if (error instanceof TypeError) return `Could not reach MCP server "${server}" to run "${tool}": ${reason}`;
+  return `Calling "${tool}" on MCP server "${server}" failed: ${reason}`;
 }

@@ -106,6 +106,8 @@ export class McpConnection<T extends Transport = Transport> {
     readonly transport: T,
     private readonly options: McpConnectOptions = {},
     private readonly beforeClose?: () => Promise<void>,
+    /** Credentials the transport sends (header values), kept out of failed calls' text. */
+    private readonly secrets: readonly string[] = [],
   ) {
     this.closed$ = this.ended.asObservable();
     this.errors$ = this.errors.asObservable();
@@ -234,7 +236,7 @@ export class McpConnection<T extends Transport = Transport> {
       options.prefix,
     );
     const closedByApp = (): boolean => this.closedByApp;
-    return offered.map((definition, index) => mcpAgentTool(this.client, definition, { ...options, server: this.name, name: names[index]!, closedByApp }));
+    return offered.map((definition, index) => mcpAgentTool(this.client, definition, { ...options, server: this.name, name: names[index]!, closedByApp, secrets: this.secrets }));
   }
 }
 

@@ -175,6 +175,8 @@ export function mcpAgentTool(
     name?: string;
     /** Whether the app closed the connection (for the text of a call it cut short). @internal */
     closedByApp?: () => boolean;
+    /** Credentials the connection holds, kept out of a failed call's text. @internal */
+    secrets?: readonly string[];
   } = {},
 ): McpAgentTool {
   const server = options.server ?? "mcp";
@@ -228,7 +230,7 @@ export function mcpAgentTool(
             },
             (error: unknown) => {
               if (settled) return;
-              const text = callFailureText(error, { server, tool: definition.name, timeoutMs, closedByApp: options.closedByApp?.() ?? false });
+              const text = callFailureText(error, { server, tool: definition.name, timeoutMs, closedByApp: options.closedByApp?.() ?? false, secrets: options.secrets });
               finish({ content: [{ type: "text", text }], details: { server, tool: definition.name }, isError: true });
             },
           );

@@ -26,6 +26,20 @@ function pageAddress(): string | undefined {
   }
 }
 
+/** The values of the headers configured for every request (an `Authorization` token, an API key): secrets a server may echo. */
+function headerValues(options: StreamableHTTPClientTransportOptions | undefined): string[] {
+  const headers = options?.requestInit?.headers;
+  if (headers === undefined) return [];
+  const values: string[] = [];
+  new Headers(headers).forEach((value) => {
+    values.push(value);
+    // "Bearer <token>": the token alone too, for a server that echoes only the token.
+    const token = /^\S+\s+(\S+)$/.exec(value)?.[1];
+    if (token !== undefined) values.push(token);
+  });
+  return values;
+}
+
 /**
  * Connects to the MCP server at `url` (its Streamable HTTP endpoint, e.g. `…/mcp`; in a page, a
  * relative URL is the page's origin). A page on
@@ -47,5 +61,5 @@ export async function connectMcpHttp(url: string | URL, options: McpHttpOptions 
   // A relative URL (a page's own origin, through a proxy) resolves against the page.
   const address = typeof url === "string" ? new URL(url, pageAddress()) : url;
   const transport = new StreamableHTTPClientTransport(address, { ...transportOptions, fetch: cancellingFetch(transportOptions?.fetch) });
-  return new McpConnection(client, transport, connectOptions, () => transport.terminateSession()).start();
+  return new McpConnection(client, transport, connectOptions, () => transport.terminateSession(), headerValues(transportOptions)).start();
 }

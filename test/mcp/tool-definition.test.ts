@@ -210,3 +210,22 @@ describe("mcpAgentTool (SPEC MCP1, MCP4)", () => {
     expect(await result).toEqual({ content: [{ type: "text", text: expect.stringMatching(/^MCP server "s" did not answer "slow" within 250 ms/) }], details: { server: "s", tool: "slow" }, isError: true });
   });
 });
+
+describe("a failed call's text (SPEC MCP5)", () => {
+  it("MCP5 · credentials the server echoes into its error are redacted before the text is cut, and the cut never splits a word", async () => {
+    const { client, calls } = caller();
+    const key = `sk-${"a1B2".repeat(10)}`;
+    const tool = mcpAgentTool(client, def("echo", { type: "object" }), { server: "remote", secrets: ["my-header-secret"] });
+    const result = firstValueFrom(run(tool, {}));
+    // Padding puts the key across the 600th character, where a plain slice would keep its prefix.
+    const padding = "x ".repeat(280);
+    calls[0]!.reject(Object.assign(new Error(`Error POSTing to endpoint: ${padding}Authorization: Bearer abc.def-123 key ${key} header my-header-secret`), { code: -32603 }));
+    const text = ((await result).content[0] as { text: string }).text;
+    expect((await result).isError).toBe(true);
+    expect(text).toContain("[redacted]");
+    expect(text).not.toContain("abc.def");
+    expect(text).not.toContain("sk-a1B2");
+    expect(text).not.toContain("my-header");
+    expect(text).not.toMatch(/\[redact…|\[redacted\w/);
+  });
+});
