@@ -36,18 +36,20 @@ async function listPage(client: Client, cursor: string | undefined, signal: Abor
 }
 
 /**
- * A tool's schemas go into every request and, announced (SPEC M5), into the transcript: one
- * nested without end would overflow every serialisation after it. They are held to the result
- * limits (`maxResultDepth`, `maxResultBytes`); a tool past them fails the listing, naming it.
+ * A tool's definition goes into every request (its description and schemas) and, announced
+ * (SPEC M5), into the transcript: one nested without end would overflow every serialisation
+ * after it, a huge description would ride along with every turn. The whole definition (schemas,
+ * description, title, annotations, `_meta`) is held to the result limits in one walk
+ * (`maxResultDepth`, `maxResultBytes`); a tool past them fails the listing, naming it.
  */
-function checkSchemas(tool: McpToolDefinition, limits: McpLimits): void {
+function checkTool(tool: McpToolDefinition, limits: McpLimits): void {
   const maxBytes = limits.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   const maxDepth = limits.maxResultDepth ?? DEFAULT_MAX_RESULT_DEPTH;
-  for (const [field, schema] of [["inputSchema", tool.inputSchema], ["outputSchema", tool.outputSchema]] as const) {
-    const { over } = measureResult(schema, maxBytes, maxDepth);
-    if (over === "maxResultDepth") throw new Error(`the server's tool "${tool.name.slice(0, 100)}" has an ${field} nested deeper than ${maxDepth} levels (maxResultDepth).`);
-    if (over === "maxResultBytes") throw new Error(`the server's tool "${tool.name.slice(0, 100)}" has an ${field} larger than ${maxBytes} bytes (maxResultBytes).`);
-  }
+  const { over } = measureResult(tool, maxBytes, maxDepth);
+  const name = `the server's tool "${String(tool.name).slice(0, 100)}"`;
+  const counted = "its inputSchema, description, annotations and _meta count";
+  if (over === "maxResultDepth") throw new Error(`${name} is nested deeper than ${maxDepth} levels (${counted}: maxResultDepth).`);
+  if (over === "maxResultBytes") throw new Error(`${name} is larger than ${maxBytes} bytes (${counted}: maxResultBytes).`);
 }
 
 /**
@@ -72,7 +74,7 @@ export async function listAll(client: Client, signal: AbortSignal, limits: McpLi
     pages++;
     for (const tool of page.tools) {
       if (tools.has(tool.name)) continue;
-      checkSchemas(tool, limits);
+      checkTool(tool, limits);
       tools.set(tool.name, tool);
     }
     if (tools.size > maxTools) throw new Error(`the server listed more than ${maxTools} tools (maxTools).`);

@@ -221,7 +221,17 @@ describe("tool schemas a server lists", () => {
     for (let i = 0; i < 100_000; i++) deep = { type: "object", properties: { a: deep } };
     const { state, connection } = await server();
     state.tools = [tool("fine"), { ...tool("deep"), inputSchema: deep as Tool["inputSchema"] }];
-    await expect(connection.listTools()).rejects.toThrow('Could not list the tools of MCP server "unit": the server\'s tool "deep" has an inputSchema nested deeper than 64 levels (maxResultDepth).');
+    await expect(connection.listTools()).rejects.toThrow('Could not list the tools of MCP server "unit": the server\'s tool "deep" is nested deeper than 64 levels (its inputSchema, description, annotations and _meta count: maxResultDepth).');
+    state.tools = [tool("fine")];
+    expect((await connection.listTools()).map((t) => t.name)).toEqual(["fine"]);
+  });
+
+  it("MCP5 · a 2 MB description (or title, annotations, _meta) fails the listing naming the tool: the whole definition is held to maxResultBytes", async () => {
+    const { state, connection } = await server();
+    state.tools = [tool("fine"), { ...tool("wordy"), description: "d".repeat(2_000_000) }];
+    await expect(connection.listTools()).rejects.toThrow('Could not list the tools of MCP server "unit": the server\'s tool "wordy" is larger than 1048576 bytes (its inputSchema, description, annotations and _meta count: maxResultBytes).');
+    state.tools = [tool("fine"), { ...tool("tagged"), _meta: { blob: "m".repeat(2_000_000) } }];
+    await expect(connection.listTools()).rejects.toThrow('the server\'s tool "tagged" is larger than');
     state.tools = [tool("fine")];
     expect((await connection.listTools()).map((t) => t.name)).toEqual(["fine"]);
   });
