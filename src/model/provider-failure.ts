@@ -33,9 +33,20 @@ export interface ProviderFailure {
 
 const failures = new WeakMap<AssistantMessage, ProviderFailure>();
 
-/** Attaches failure details to a final `error` message. Returns the message. */
+/** What a provider's error code looks like (`rate_limit_exceeded`, `server_error`, `429`): anything else is not kept. */
+const PLAIN_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/**
+ * Attaches failure details to a final `error` message. Returns the message. A `code` that is not
+ * a plain code (an upstream can put anything there, a key it echoes included) is left out.
+ */
 export function recordProviderFailure(message: AssistantMessage, failure: ProviderFailure): AssistantMessage {
-  failures.set(message, failure);
+  if (failure.code !== undefined && !PLAIN_CODE.test(failure.code)) {
+    const { code: _dropped, ...plain } = failure;
+    failures.set(message, plain);
+  } else {
+    failures.set(message, failure);
+  }
   return message;
 }
 

@@ -26,6 +26,22 @@ describe("tool-call bounds", () => {
     expect(toolArgumentsOutOfBounds({ [`k${"x".repeat(MAX_TOOL_ARGUMENT_SIZE)}`]: 1 })).toMatch(/larger than/);
   });
 
+  it("counts scalars by their JSON length: 3 million `false`s (18 MB of JSON) are too large", () => {
+    expect(toolArgumentsOutOfBounds({ list: new Array(3_000_000).fill(false) })).toMatch(/larger than/);
+    expect(toolArgumentsOutOfBounds({ list: new Array(100_000).fill(false) })).toBeUndefined();
+  });
+
+  it("a call whose id or name is not a string (a nested value an upstream sent) gets a string in its place; usage figures that are not numbers become 0", () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const hostile = assistantMessage([{ type: "toolCall", id: deep as string, name: { x: deep } as unknown as string, arguments: {} }], "toolUse");
+    (hostile as { usage: unknown }).usage = { input: deep, output: 3, cacheRead: 0, cacheWrite: 0, totalTokens: "9", cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: deep } };
+    const bounded = boundToolCalls(hostile);
+    expect(bounded.content[0]).toEqual({ type: "toolCall", id: "invalid-id-0", name: "", arguments: {} });
+    expect(bounded.usage).toEqual({ input: 0, output: 3, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+    expect(() => JSON.stringify(bounded)).not.toThrow();
+  });
+
   it("returns the same message when every call is within bounds, a copy with only the offending call replaced otherwise", () => {
     const ok = assistantMessage([{ type: "text", text: "hi" }, call({ n: 1 })], "toolUse");
     expect(boundToolCalls(ok)).toBe(ok);

@@ -11,7 +11,7 @@
 import type { AssistantMessageEvent, Model, Usage } from "../../model/messages.js";
 import type { AssistantMessageBuilder, DoneReason } from "../shared/message-builder.js";
 import { isRetryableCode } from "../shared/provider-failure.js";
-import { StreamFailure, truncate } from "../shared/stream-failure.js";
+import { jsonText, StreamFailure, truncate } from "../shared/stream-failure.js";
 
 const REASONING_FIELDS = ["reasoning_content", "reasoning", "reasoning_text"] as const;
 
@@ -49,7 +49,7 @@ export class ChatCompletionReader {
   /** The events for one parsed `data:` payload. */
   chunk(data: unknown): AssistantMessageEvent[] {
     if (data === null || typeof data !== "object" || Array.isArray(data)) {
-      throw new StreamFailure(`Unexpected stream chunk (not a JSON object): ${truncate(JSON.stringify(data))}`, { kind: "protocol", retryable: false });
+      throw new StreamFailure(`Unexpected stream chunk (not a JSON object): ${truncate(jsonText(data))}`, { kind: "protocol", retryable: false });
     }
     const chunk = data as Record<string, any>;
     if (chunk.error) throw streamError(chunk.error);
@@ -131,9 +131,10 @@ export class ChatCompletionReader {
     const events: AssistantMessageEvent[] = [];
     const key = typeof call.index === "number" ? call.index : this.keyForUnindexed(call);
     let index = this.toolCalls.get(key);
-    const name = call.function?.name;
+    // The server's word: only strings are taken as an id or a name (anything else nests as it likes).
+    const name = typeof call.function?.name === "string" ? call.function.name : undefined;
     if (index === undefined) {
-      let id = call.id;
+      let id = typeof call.id === "string" ? call.id : undefined;
       if (!id) {
         id = `call_${this.builder.partial.responseId ?? "rxagent"}_${this.toolCalls.size}`;
         this.generatedIds.add(id);
@@ -146,7 +147,7 @@ export class ChatCompletionReader {
       const block = this.builder.partial.content[index];
       if (block?.type === "toolCall") {
         const patch: { id?: string; name?: string } = {};
-        if (call.id && this.generatedIds.has(block.id)) patch.id = call.id;
+        if (typeof call.id === "string" && call.id && this.generatedIds.has(block.id)) patch.id = call.id;
         if (name && !block.name) patch.name = name;
         if (patch.id !== undefined || patch.name !== undefined) this.builder.patchToolCall(index, patch);
       }
@@ -173,7 +174,7 @@ export class ChatCompletionReader {
 function streamError(error: unknown): StreamFailure {
   if (typeof error === "string") return new StreamFailure(`The provider reported an error mid-stream: ${truncate(error, 1000)}`, { kind: "stream", retryable: false });
   const fields = (error ?? {}) as Record<string, unknown>;
-  const message = typeof fields.message === "string" ? fields.message : JSON.stringify(error);
+  const message = typeof fields.message === "string" ? fields.message : jsonText(error);
   const code = [fields.code, fields.type].find((value): value is string => typeof value === "string");
   const status = typeof fields.code === "number" ? fields.code : undefined;
   const retryable = isRetryableCode(code) || (status !== undefined && (status === 429 || status >= 500)) || /overloaded/i.test(message);
@@ -185,16 +186,21 @@ function streamError(error: unknown): StreamFailure {
   });
 }
 
+/** A token count the server sent: a finite number, else 0. */
+function count(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
 /**
  * Token usage from a Chat Completions `usage` object. Cached prompt tokens are reported as
  * `cacheRead` and left out of `input`; cost uses `model.cost` (dollars per million tokens,
  * as pi-ai's catalog states it) when present.
  */
 export function parseUsage(usage: ChunkUsage, model: Model): Usage {
-  const prompt = usage.prompt_tokens ?? 0;
-  const cacheRead = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens ?? 0;
+  const prompt = count(usage.prompt_tokens);
+  const cacheRead = count(usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens);
   const input = Math.max(0, prompt - cacheRead);
-  const output = usage.completion_tokens ?? 0;
+  const output = count(usage.completion_tokens);
   const rates = (model.cost ?? {}) as { input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
   const cost = {
     input: ((rates.input ?? 0) * input) / 1e6,

@@ -246,7 +246,9 @@ function failureEvent(
   }
   if (error instanceof StreamFailure) {
     const event = builder.fail("error", redactSecrets(error.message, secrets));
-    recordProviderFailure(event.error, error.failure);
+    // The code is the server's word too: one that quotes a key this request carried is dropped.
+    const { code, ...failure } = error.failure;
+    recordProviderFailure(event.error, code !== undefined && redactSecrets(code, secrets) === code ? { ...failure, code } : failure);
     return event;
   }
   return builder.fail("error", redactSecrets(`OpenAI-compatible provider failed: ${describeNetworkError(error)}`, secrets));

@@ -10,7 +10,7 @@
 import { redactSecrets } from "../../model/redact-secrets.js";
 import { readBoundedText } from "./bounded-body.js";
 import { isRetryableStatus, parseRetryAfter } from "./provider-failure.js";
-import { StreamFailure, truncate } from "./stream-failure.js";
+import { jsonText, StreamFailure, truncate } from "./stream-failure.js";
 
 /**
  * The most bytes of an error body read (64 KiB): far more than any provider's error message,
@@ -39,7 +39,7 @@ function readErrorBody(text: string): ErrorBody {
     const code = [fields.code, fields.type].find((value): value is string => typeof value === "string");
     const result: ErrorBody = {};
     if (message !== undefined) result.message = truncate(message, 1000);
-    else result.message = truncate(JSON.stringify(error));
+    else result.message = truncate(jsonText(error));
     if (code !== undefined) result.code = code;
     return result;
   }

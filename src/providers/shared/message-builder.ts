@@ -135,7 +135,8 @@ export class AssistantMessageBuilder {
     if (text.length <= EAGER_PARSE_CHARS || text.length - parsedAt >= parsedAt / 8) {
       this.parsedLength.set(index, text.length);
       const parsed = parsePartialArguments(text);
-      if (parsed) this.replace(index, { ...block, arguments: parsed });
+      // Partial JSON nests as deep as the text: past the bounds, listeners keep the last good view.
+      if (parsed && toolArgumentsOutOfBounds(parsed) === undefined) this.replace(index, { ...block, arguments: parsed });
     }
     return { type: "toolcall_delta", contentIndex: index, delta, partial: this.partial };
   }

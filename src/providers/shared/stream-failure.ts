@@ -38,6 +38,24 @@ export function truncate(text: string, max = 300): string {
 }
 
 /**
+ * `value` as JSON for an error message; a value JSON cannot render (nested past the stack, a
+ * cycle, a `BigInt`) is named instead of throwing: the failure must still be reported.
+ *
+ * @example
+ * ```ts
+ * jsonText({ a: 1 }); // '{"a":1}'
+ * jsonText(1n);       // "(a value that cannot be shown as JSON)"
+ * ```
+ */
+export function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return "(a value that cannot be shown as JSON)";
+  }
+}
+
+/**
  * A readable message for a failed `fetch` or body read, with the underlying cause that
  * runtimes hide behind "fetch failed" (`ECONNREFUSED`, `ECONNRESET`, ...).
  */

@@ -55,6 +55,16 @@ describe("openaiCompatible: credentials echoed by the server are redacted from e
     expect(text).toBe("The provider reported an error mid-stream: token [redacted] expired");
   });
 
+  it("a mid-stream error whose code is the key, or not a plain code: the recorded failure keeps no code", async () => {
+    for (const code of [KEY, "has spaces and {braces}"]) {
+      const s: TestServer = await serve({ status: 200, headers: sse, chunks: [`data: ${JSON.stringify({ error: { message: "expired", code } })}\n\n`] });
+      const streamFn = openaiCompatible({ baseUrl: `${s.url}/v1`, apiKey: KEY });
+      const message = finalMessage(await collect(streamFn, weatherContext()));
+      expect(getProviderFailure(message)?.code).toBeUndefined();
+      expect(JSON.stringify(getProviderFailure(message))).not.toContain(KEY);
+    }
+  });
+
   it("a non-streaming JSON reply that quotes the key", async () => {
     const text = await failureOf({ status: 200, headers: json, chunks: [JSON.stringify({ id: "chatcmpl-1", echo: KEY })] });
     expect(text).toContain('The reply began: {"id":"chatcmpl-1","echo":"[redacted]"}');

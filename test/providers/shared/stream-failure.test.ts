@@ -1,7 +1,7 @@
 /** truncate: error texts are cut to a readable size, never inside a word (docs/security.md, "Secrets stay out of error text"). */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { truncate } from "../../../src/providers/shared/stream-failure.js";
+import { jsonText, truncate } from "../../../src/providers/shared/stream-failure.js";
 import { redactSecrets } from "../../../src/model/redact-secrets.js";
 
 describe("truncate", () => {
@@ -19,5 +19,16 @@ describe("truncate", () => {
         expect(shown).not.toContain(secret.slice(0, 6));
       }),
     );
+  });
+});
+
+describe("jsonText", () => {
+  it("renders JSON, and names what JSON cannot render instead of throwing (a 100 000-deep value, a BigInt, a cycle)", () => {
+    expect(jsonText({ a: 1 })).toBe('{"a":1}');
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    for (const value of [deep, 1n, cycle]) expect(jsonText(value)).toBe("(a value that cannot be shown as JSON)");
   });
 });
