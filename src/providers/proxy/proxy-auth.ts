@@ -46,7 +46,7 @@ async function digest(text: string): Promise<Uint8Array> {
 }
 
 /**
- * Open streams per bearer token. `acquire` takes a slot, or returns `undefined` when the token
+ * Open streams per bearer token (or per `slotKey`). `acquire` takes a slot, or returns `undefined` when the key
  * already holds `limit`; the returned release frees it once, however often it is called.
  */
 export class StreamSlots {

@@ -68,8 +68,19 @@ export interface ProxyHandlerOptions {
   maxBodyBytes?: number;
   /** How long reading the request body may take, in ms; slower ones get 408. Default 30 000. */
   bodyTimeoutMs?: number;
-  /** How many streams one bearer token may have open at once; more get 429. Default: no limit. */
+  /** How many streams one bearer token (or one `slotKey`) may have open at once; more get 429. Default: no limit. */
   maxConcurrentPerToken?: number;
+  /**
+   * Whose streams `maxConcurrentPerToken` counts together. Default: the bearer token. With cookie
+   * auth there is no bearer token, and every user would share one count: return the session id
+   * (or user id) here. Requests for which it returns `undefined` share one count.
+   *
+   * @example
+   * ```ts
+   * slotKey: (request) => /(?:^|;\s*)session=([^;]+)/.exec(request.headers.get("cookie") ?? "")?.[1],
+   * ```
+   */
+  slotKey?: (request: Request, token: string | undefined) => string | undefined;
   /**
    * Receives each upstream or handler failure with its full detail, secrets redacted (the
    * browser gets only a generic text). Default: `console.error`.

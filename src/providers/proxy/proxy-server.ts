@@ -101,7 +101,7 @@ export function createProxyHandler(options: ProxyHandlerOptions): (request: Requ
       const allowed = options.authorize ? await options.authorize(token, request) : await matches!(token);
       if (!allowed) return json(401, { error: token === undefined ? "Missing access token" : "Invalid access token" }, { "www-authenticate": 'Bearer realm="rxagent-proxy"' });
       if (slots) {
-        const slot = slots.acquire(token);
+        const slot = slots.acquire(options.slotKey ? options.slotKey(request, token) : token);
         if (!slot) return json(429, { error: `Too many concurrent streams for this token (limit ${slots.limit})` }, { "retry-after": "1" });
         release = slot;
       }

@@ -109,7 +109,8 @@ async function openProxyStream(config: StreamProxyOptions, model: Model, context
     if (signal.aborted) throw error;
     throw new StreamFailure(`Proxy error: could not reach ${config.url}: ${describeNetworkError(error)}`, { kind: "network", retryable: true });
   }
-  if (!response.ok) throw await httpFailure(response, now(options), "Proxy error: ");
+  // A proxy (or what stands in front of it) may echo the credentials it was sent.
+  if (!response.ok) throw await httpFailure(response, now(options), "Proxy error: ", [token, ...Object.values(config.headers ?? {})]);
   if (!response.body) throw new StreamFailure("Proxy error: the response has no body", { kind: "protocol", retryable: false });
   return response.body;
 }

@@ -1,6 +1,6 @@
 /**
- * Real servers for the proxy suites: scripted upstreams and one Node proxy on 127.0.0.1 per test,
- * all closed after each test.
+ * Real servers for the proxy suites: scripted upstreams and Node proxies on 127.0.0.1,
+ * all closed (every one, whichever close fails) after each test.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,20 +11,23 @@ import type { TestServer } from "../support/http-server.js";
 /** Registers the clean-up; returns how to keep an upstream and how to serve a handler. */
 export function liveProxies(): { keep: (server: TestServer) => TestServer; listen: (handler: (request: Request) => Promise<Response>) => Promise<string> } {
   const servers: TestServer[] = [];
-  let proxy: Server | undefined;
+  // Every proxy a test started, not only the last one: each is closed even when another's close fails.
+  const proxies: Server[] = [];
+  const closeProxy = (proxy: Server): Promise<void> => {
+    proxy.closeAllConnections();
+    return new Promise<void>((resolve, reject) => proxy.close((error) => (error ? reject(error) : resolve())));
+  };
   afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-    if (proxy) {
-      proxy.closeAllConnections();
-      await new Promise<void>((resolve) => proxy!.close(() => resolve()));
-      proxy = undefined;
-    }
+    const closed = await Promise.allSettled([...servers.splice(0).map((s) => s.close()), ...proxies.splice(0).map(closeProxy)]);
+    const failed = closed.find((result): result is PromiseRejectedResult => result.status === "rejected");
+    if (failed) throw failed.reason;
   });
   return {
     keep: (server) => (servers.push(server), server),
     /** Serves `handler` through `toNodeListener` and returns its URL. */
     listen: async (handler) => {
-      const server = (proxy = createServer(toNodeListener(handler)));
+      const server = createServer(toNodeListener(handler));
+      proxies.push(server);
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/stream`;
     },

@@ -66,6 +66,30 @@ describe("the error code the browser gets", () => {
     expect(getProviderFailure(finalMessage(events))).toEqual({ kind: "http", status: 429, retryable: true });
   });
 
+  it("a mid-stream SSE error whose code is the key configured on the server's provider (openaiCompatible({ apiKey })): the browser's error event carries no code holding the key", async () => {
+    const upstream = keep(await startTestServer(() => ({ status: 200, headers: { "content-type": "text/event-stream" }, chunks: [`data: ${JSON.stringify({ error: { message: "x", code: HEX_KEY } })}\n\n`] })));
+    const serverModel: Model = { ...model, baseUrl: `${upstream.url}/v1`, maxTokens: 1000 };
+    const handler = createProxyHandler({ streamFn: openaiCompatible({ apiKey: HEX_KEY }), token: TOKEN, getApiKey: () => HEX_KEY, models: [serverModel], onError: () => undefined });
+    const url = await listen(handler);
+    const events = await collect(streamProxy({ url, authToken: TOKEN }), weatherContext());
+    expect(upstream.requests).toHaveLength(1);
+    const error = events.find((event) => event.type === "error");
+    expect(error).toBeDefined();
+    expect(JSON.stringify(events)).not.toContain(HEX_KEY.slice(0, 12));
+    expect(getProviderFailure(finalMessage(events))?.code ?? "").not.toContain(HEX_KEY.slice(0, 8));
+  });
+
+  it("a proxy answering 401 with a body that echoes the client's token and headers: the client's errorMessage holds neither", async () => {
+    const secretHeader = "x-session-value-77";
+    const url = await listen(async (request) => new Response(`rejected ${request.headers.get("authorization")} and ${request.headers.get("x-session")}`, { status: 401, statusText: "Unauthorized" }));
+    const events = await collect(streamProxy({ url, authToken: TOKEN, headers: { "x-session": secretHeader } }), weatherContext());
+    const message = finalMessage(events).errorMessage ?? "";
+    expect(message).toMatch(/^Proxy error: HTTP 401/);
+    expect(message).toContain("[redacted]");
+    expect(message).not.toContain(TOKEN);
+    expect(message).not.toContain(secretHeader);
+  });
+
   it("whatever the StreamFn: a code that holds the key or the client's bearer token, or is a long piece of the key, is dropped; a plain provider code is kept", async () => {
     const codes = [HEX_KEY, TOKEN, `x_${HEX_KEY}`, HEX_KEY.slice(2, 14), "rate_limit_exceeded"];
     let index = 0;

@@ -202,6 +202,19 @@ describe("streams per token", () => {
     await other.body!.cancel();
   });
 
+  it("with cookie auth (no bearer), slotKey names whose slot it is: different sessions each get one, the same session a 429", async () => {
+    const session = (request: Request) => /(?:^|;\s*)session=([^;]+)/.exec(request.headers.get("cookie") ?? "")?.[1];
+    const handler = createProxyHandler({ streamFn: hanging, models: [model], authorize: (_token, request) => session(request) !== undefined, slotKey: (request) => session(request), maxConcurrentPerToken: 1 });
+    const ask = (cookie: string) => handler(new Request("http://proxy.test/", { method: "POST", headers: { cookie }, body: JSON.stringify({ model, context: weatherContext() }) }));
+    const alice = await ask("session=alice");
+    const bob = await ask("theme=dark; session=bob");
+    expect([alice.status, bob.status]).toEqual([200, 200]);
+    const aliceAgain = await ask("session=alice");
+    expect(aliceAgain.status).toBe(429);
+    await alice.body!.cancel();
+    await bob.body!.cancel();
+  });
+
   it("the slot is freed when the client leaves a Node server mid-stream", { timeout: 10_000 }, async () => {
     const { port } = await startProxy({ maxConcurrentPerToken: 1 });
     const body = JSON.stringify({ model, context: weatherContext() });
