@@ -9,6 +9,7 @@
  * @module
  */
 import type { AssistantMessage } from "./messages.js";
+import { redactSecrets } from "./redact-secrets.js";
 
 /**
  * What went wrong: `http` (a non-2xx status), `network` (the connection failed or closed
@@ -33,15 +34,33 @@ export interface ProviderFailure {
 
 const failures = new WeakMap<AssistantMessage, ProviderFailure>();
 
-/** What a provider's error code looks like (`rate_limit_exceeded`, `server_error`, `429`): anything else is not kept. */
+/** What a provider's error code looks like (`rate_limit_exceeded`, `server_error`, `429`). */
 const PLAIN_CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
+/** A code this long that occurs inside a key is a piece of it; shorter ones ("a1b2") may match by chance and reveal little. */
+const MIN_SECRET_PIECE = 8;
 
 /**
- * Attaches failure details to a final `error` message. Returns the message. A `code` that is not
- * a plain code (an upstream can put anything there, a key it echoes included) is left out.
+ * Whether an error code an upstream sent may be kept: a plain code that redaction leaves alone
+ * (no key shape, none of `secrets`) and that is no long piece of a secret. An upstream can put
+ * anything in that field, the key it was sent included (a hex key fits the code shape).
+ *
+ * @example
+ * ```ts
+ * isSafeFailureCode("rate_limit_exceeded");                          // true
+ * isSafeFailureCode("a1b2c3d4e5f6a7b8c9d0", ["a1b2c3d4e5f6a7b8c9d0"]); // false
+ * ```
+ */
+export function isSafeFailureCode(code: unknown, secrets: readonly (string | undefined)[] = []): code is string {
+  if (typeof code !== "string" || !PLAIN_CODE.test(code) || redactSecrets(code, secrets) !== code) return false;
+  return code.length < MIN_SECRET_PIECE || !secrets.some((secret) => typeof secret === "string" && secret.includes(code));
+}
+
+/**
+ * Attaches failure details to a final `error` message. Returns the message. A `code` that is
+ * not a plain code ({@link isSafeFailureCode}) is left out.
  */
 export function recordProviderFailure(message: AssistantMessage, failure: ProviderFailure): AssistantMessage {
-  if (failure.code !== undefined && !PLAIN_CODE.test(failure.code)) {
+  if (failure.code !== undefined && !isSafeFailureCode(failure.code)) {
     const { code: _dropped, ...plain } = failure;
     failures.set(message, plain);
   } else {

@@ -23,6 +23,7 @@ import { recordProviderFailure } from "../shared/provider-failure.js";
 import { readServerSentEvents } from "../shared/sse.js";
 import { describeNetworkError, StreamFailure, truncate } from "../shared/stream-failure.js";
 import { SseLimitExceeded } from "../shared/sse.js";
+import { isSafeFailureCode } from "../../model/provider-failure.js";
 import { redactSecrets } from "../../model/redact-secrets.js";
 import { jsonOrMislabelledStream } from "./json-reply.js";
 import { limitFailure, streamLimits, type StreamLimits } from "../shared/stream-limits.js";
@@ -248,7 +249,7 @@ function failureEvent(
     const event = builder.fail("error", redactSecrets(error.message, secrets));
     // The code is the server's word too: one that quotes a key this request carried is dropped.
     const { code, ...failure } = error.failure;
-    recordProviderFailure(event.error, code !== undefined && redactSecrets(code, secrets) === code ? { ...failure, code } : failure);
+    recordProviderFailure(event.error, isSafeFailureCode(code, secrets) ? { ...failure, code } : failure);
     return event;
   }
   return builder.fail("error", redactSecrets(`OpenAI-compatible provider failed: ${describeNetworkError(error)}`, secrets));

@@ -90,15 +90,30 @@ async function handle(handler: FetchHandler, req: IncomingMessage, res: ServerRe
   else res.end();
 }
 
-/** Resolves when `res` drains or closes, leaving no listener behind (a long stream waits many times). */
-function drainedOrClosed(res: ServerResponse): Promise<void> {
+/** What {@link drainedOrClosed} listens on: a response, a client request, any writable stream. */
+interface Waitable {
+  on(event: "drain" | "close", listener: () => void): unknown;
+  off(event: "drain" | "close", listener: () => void): unknown;
+}
+
+/**
+ * Resolves when a writable stream (a response, a client request) drains or closes, leaving no
+ * listener behind: a long stream waits many times.
+ *
+ * @internal
+ * @example
+ * ```ts
+ * if (!res.write(chunk)) await drainedOrClosed(res);
+ * ```
+ */
+export function drainedOrClosed(stream: Waitable): Promise<void> {
   return new Promise<void>((resolve) => {
     const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
+      stream.off("drain", done);
+      stream.off("close", done);
       resolve();
     };
-    res.on("drain", done);
-    res.on("close", done);
+    stream.on("drain", done);
+    stream.on("close", done);
   });
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { redactSecrets } from "../../model/redact-secrets.js";
+import { isSafeFailureCode } from "../../model/provider-failure.js";
 import type { ProviderFailure, ProviderFailureKind } from "../shared/provider-failure.js";
 
 /**
@@ -38,8 +39,6 @@ export function proxyError(text: string, secrets: readonly (string | undefined)[
 }
 
 const KINDS = new Set<ProviderFailureKind>(["http", "network", "stream", "protocol", "refused"]);
-/** Provider error codes look like this; anything else an upstream puts there is dropped. */
-const CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /**
  * The failure details the client may see: known kinds, plausible values, no text. `secrets` are
@@ -56,18 +55,9 @@ export function publicFailure(failure: ProviderFailure, secrets: readonly (strin
   if (!KINDS.has(failure.kind)) return undefined;
   const safe: ProviderFailure = { kind: failure.kind, retryable: failure.retryable === true };
   if (Number.isInteger(failure.status) && failure.status! >= 100 && failure.status! <= 599) safe.status = failure.status!;
-  if (safeCode(failure.code, secrets)) safe.code = failure.code;
+  if (isSafeFailureCode(failure.code, secrets)) safe.code = failure.code;
   if (typeof failure.retryAfterMs === "number" && Number.isFinite(failure.retryAfterMs) && failure.retryAfterMs >= 0) safe.retryAfterMs = failure.retryAfterMs;
   return safe;
-}
-
-/** A code this long that occurs inside a key is a piece of it; shorter ones ("a1b2") may match by chance and reveal little. */
-const MIN_SECRET_PIECE = 8;
-
-/** A code of the provider-code shape that redaction leaves alone (no secret, no key shape in it) and that is no piece of a secret. */
-function safeCode(code: string | undefined, secrets: readonly (string | undefined)[]): code is string {
-  if (typeof code !== "string" || !CODE.test(code) || redactSecrets(code, secrets) !== code) return false;
-  return code.length < MIN_SECRET_PIECE || !secrets.some((secret) => typeof secret === "string" && secret.includes(code));
 }
 
 /** What the browser reads for a failed upstream call: the kind of failure, no upstream words. */

@@ -6,6 +6,7 @@
  */
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { drainedOrClosed } from "../../../src/providers/proxy/node-listener.js";
 
 /** What to send. */
 export interface EndlessBody {
@@ -59,18 +60,7 @@ export async function startEndlessServer(body: EndlessBody): Promise<EndlessServ
     const send = async (bytes: Buffer): Promise<boolean> => {
       if (res.destroyed) return false;
       written += bytes.length;
-      if (!res.write(bytes)) {
-        // Both listeners go once either fires: a long stream would otherwise pile up "close" ones.
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            res.off("drain", done);
-            res.off("close", done);
-            resolve();
-          };
-          res.once("drain", done);
-          res.once("close", done);
-        });
-      }
+      if (!res.write(bytes)) await drainedOrClosed(res);
       return !res.destroyed;
     };
     if (body.head !== undefined && !(await send(Buffer.from(body.head)))) return;

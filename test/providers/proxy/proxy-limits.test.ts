@@ -11,6 +11,7 @@ import { NEVER, Observable } from "rxjs";
 import { emptyAssistantMessage } from "../../../src/model/assistant-message.js";
 import type { AssistantMessageEvent, StreamFn } from "../../../src/model/messages.js";
 import { createProxyServer, toNodeListener } from "../../../src/providers/proxy/node.js";
+import { drainedOrClosed } from "../../../src/providers/proxy/node-listener.js";
 import { createProxyHandler, type ProxyHandlerOptions } from "../../../src/providers/proxy/index.js";
 import { model, weatherContext } from "../support/collect.js";
 import { createServer } from "node:http";
@@ -70,17 +71,7 @@ function upload(port: number, headers: Record<string, string>, bytes: number): U
     request.flushHeaders();
     for (let sent = 0; sent < bytes && !done; sent += CHUNK.length) {
       const piece = bytes - sent < CHUNK.length ? CHUNK.subarray(0, bytes - sent) : CHUNK;
-      if (!request.write(piece)) {
-        await new Promise<void>((resolve) => {
-          const go = () => {
-            request.off("drain", go);
-            request.off("close", go);
-            resolve();
-          };
-          request.on("drain", go);
-          request.on("close", go);
-        });
-      }
+      if (!request.write(piece)) await drainedOrClosed(request);
     }
   })();
   return { outcome, closed, request };
