@@ -57,7 +57,7 @@ async function server(options: McpConnectOptions = {}) {
 const callOnce = (t: McpAgentTool) => firstValueFrom(t.execute("c", {}, new AbortController().signal, () => {}) as Observable<AgentToolResult<unknown>>);
 const textOf = (result: AgentToolResult<unknown>) => result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
 
-describe("MCP limits (SPEC MCP5)", () => {
+describe("(X7) MCP limits (SPEC MCP5)", () => {
   it("MCP5 · a 9.5 MB result is an error result naming its size and the limit, not 9.5 MB in the transcript; maxResultBytes raises the limit", async () => {
     expect(DEFAULT_MAX_RESULT_BYTES).toBe(1_048_576);
     const huge = "x".repeat(9_500_000);
@@ -215,7 +215,7 @@ describe("MCP limits (SPEC MCP5)", () => {
   });
 });
 
-describe("tool schemas a server lists", () => {
+describe("(X7) tool schemas a server lists", () => {
   it("MCP5 · an inputSchema nested 100 000 levels deep fails the listing with a clear error naming the tool, before anything converts or sends it; a normal one lists", async () => {
     let deep: Record<string, unknown> = { type: "string" };
     for (let i = 0; i < 100_000; i++) deep = { type: "object", properties: { a: deep } };
@@ -237,7 +237,7 @@ describe("tool schemas a server lists", () => {
   });
 });
 
-describe("resultBytes", () => {
+describe("(X7) resultBytes", () => {
   it("MCP5 · counts UTF-8 bytes of every string and key, the JSON length of numbers, booleans and null, one per value, and walks a deeply nested value without recursion", () => {
     const text = "aé€😀";
     expect(resultBytes({ text })).toBe(2 + 4 + new TextEncoder().encode(text).length);
@@ -260,7 +260,7 @@ describe("resultBytes", () => {
   });
 });
 
-describe("MCP limit options", () => {
+describe("(X7) MCP limit options", () => {
   it("MCP5 · a limit that is not a positive integer is a TypeError at connect", async () => {
     const [clientSide] = InMemoryTransport.createLinkedPair();
     await expect(connectMcp(clientSide, { maxResultBytes: 0 })).rejects.toThrow(new TypeError("maxResultBytes must be a positive integer (or Infinity), got 0."));
@@ -269,7 +269,7 @@ describe("MCP limit options", () => {
   });
 });
 
-describe("mergeTools: a server tool named like another tool (SPEC T1, MCP1)", () => {
+describe("(X7) mergeTools: a server tool named like another tool (SPEC T1, MCP1)", () => {
   const local: AgentTool = {
     name: "big",
     label: "Local big",

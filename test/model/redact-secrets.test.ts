@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { REDACTED, redactSecrets } from "../../src/model/redact-secrets.js";
 
-describe("redactSecrets", () => {
+describe("(X5) redactSecrets", () => {
   it("replaces a configured secret wherever it appears", () => {
     expect(redactSecrets("key my-server-key was refused (my-server-key)", ["my-server-key"])).toBe(`key ${REDACTED} was refused (${REDACTED})`);
   });

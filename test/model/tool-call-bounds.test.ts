@@ -14,7 +14,7 @@ function nested(depth: number): Record<string, unknown> {
 
 const call = (args: unknown, id = "a"): ToolCall => ({ type: "toolCall", id, name: "t", arguments: args as Record<string, unknown> });
 
-describe("tool-call bounds", () => {
+describe("(X4) tool-call bounds", () => {
   it("accepts exactly the deepest nesting allowed and refuses one level more (arrays count as levels)", () => {
     expect(toolArgumentsOutOfBounds(nested(MAX_TOOL_ARGUMENT_DEPTH))).toBeUndefined();
     expect(toolArgumentsOutOfBounds(nested(MAX_TOOL_ARGUMENT_DEPTH + 1))).toBe(`Tool call arguments nest deeper than ${MAX_TOOL_ARGUMENT_DEPTH} levels.`);

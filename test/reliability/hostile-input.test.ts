@@ -119,7 +119,7 @@ describe("hostile input, one test per row of docs/reliability.md", () => {
     expect(textOf(b)).toMatch(/more characters/);
   });
 
-  it("H25 arguments nested 100 000 deep: an argument error with `{}` before anything clones or journals them; the transcript stays serialisable and the next request goes out", () => {
+  it("H25 (SPEC X4, T3) arguments nested 100 000 deep: an argument error with `{}` before anything clones or journals them; the transcript stays serialisable and the next request goes out", () => {
     let deep: unknown = { n: 1 };
     for (let i = 0; i < 100_000; i++) deep = { a: deep };
     const { tool: t, calls } = counting("t", { type: "object" });
@@ -142,7 +142,7 @@ describe("hostile input, one test per row of docs/reliability.md", () => {
     expect(() => structuredClone(committed(events))).not.toThrow();
   });
 
-  it("H26 arguments larger than 4 MiB (one 5 MB string, or 100 000 strings of 50 characters): an argument error with `{}`; the tool does not run", () => {
+  it("H26 (SPEC X4, T3) arguments larger than 4 MiB (one 5 MB string, or 100 000 strings of 50 characters): an argument error with `{}`; the tool does not run", () => {
     const wide = Array.from({ length: 100_000 }, () => "y".repeat(50));
     const { tool: t, calls } = counting("t", { type: "object" });
     const message = assistantMessage([call({ note: "x".repeat(5 * 1024 * 1024) }), call({ list: wide }, "b")], "toolUse");
@@ -334,7 +334,7 @@ describe("hostile input, one test per row of docs/reliability.md", () => {
     expect(textOf(last)).toBe("partial answer");
   });
 
-  it("H27 a provider whose error text quotes the key it was given or a bearer token: the committed answer and the Agent's errorMessage have them redacted, whichever provider made it", async () => {
+  it("H27 (SPEC X5) a provider whose error text quotes the key it was given or a bearer token: the committed answer and the Agent's errorMessage have them redacted, whichever provider made it", async () => {
     const key = "my-server-side-key-123";
     const echo: StreamFn = (_m, _c, options) => {
       throw new Error(`upstream said: key ${options?.apiKey} is wrong (Authorization: Bearer abc.def)`);

@@ -34,7 +34,7 @@ function bytesRead(): number {
   return Number(match[1]);
 }
 
-describe("file store: who may read the journals", () => {
+describe("(X6) file store: who may read the journals", () => {
   it("the directory is created 0700 and journals, leases and locks 0600, whatever the umask", async () => {
     const previous = process.umask(0o022);
     try {
@@ -58,7 +58,7 @@ describe("file store: who may read the journals", () => {
   });
 });
 
-describe("file store: ids that are not file names", () => {
+describe("(X6) file store: ids that are not file names", () => {
   it("a 300-character id, ASCII or not, works: its file name is shortened with a hash, and list() names it", async () => {
     const store = new FileSessionStore({ directory: freshDirectory() });
     const ascii = "x".repeat(300);
@@ -111,7 +111,7 @@ describe("file store: ids that are not file names", () => {
   });
 });
 
-describe("file store: list() with stray files", () => {
+describe("(X6) file store: list() with stray files", () => {
   it("a file whose name is not an id and a journal copied under another id are skipped and reported; the rest is listed", async () => {
     const skipped: string[] = [];
     const store = new FileSessionStore({ directory: freshDirectory(), onSkipped: (file, error) => skipped.push(`${file}: ${error.message}`) });
@@ -124,7 +124,7 @@ describe("file store: list() with stray files", () => {
   });
 });
 
-describe("file store: huge journals", () => {
+describe("(X6) file store: huge journals", () => {
   it("a line over maxEntryBytes is a SessionCorruptError naming the line and the limit, found without reading the line whole", async () => {
     const store = new FileSessionStore({ directory: freshDirectory(), maxEntryBytes: 1024 * 1024 });
     await journalOf(store, "s", 1);
@@ -169,7 +169,7 @@ describe("file store: huge journals", () => {
   });
 });
 
-describe("file store: planted symbolic links", () => {
+describe("(X6) file store: planted symbolic links", () => {
   it("a link at the journal's path is refused with a clear error; its target is not written", async () => {
     const store = new FileSessionStore({ directory: freshDirectory() });
     await journalOf(store, "other", 1);
@@ -204,7 +204,7 @@ describe("file store: planted symbolic links", () => {
   });
 });
 
-describe("file store: every line belongs to its session", () => {
+describe("(X6) file store: every line belongs to its session", () => {
   it("a line spliced in from another session's journal is a SessionCorruptError naming the line", async () => {
     const store = new FileSessionStore({ directory: freshDirectory() });
     await journalOf(store, "a", 1);

@@ -21,7 +21,7 @@ function recordingConnection(): PostgresQueryable & { queries: string[] } {
   };
 }
 
-describe("postgres store: identifiers PostgreSQL would cut short", () => {
+describe("(X6) postgres store: identifiers PostgreSQL would cut short", () => {
   it("two 70-character schema names that differ after 63 characters are refused at construction, not merged", () => {
     const pool = recordingConnection();
     const base = "tenant_".padEnd(64, "x");
@@ -39,7 +39,7 @@ describe("postgres store: identifiers PostgreSQL would cut short", () => {
   });
 });
 
-describe("postgres store: session ids checked before any query", () => {
+describe("(X6) postgres store: session ids checked before any query", () => {
   it("an id with NUL, a lone surrogate, no character or over 512 characters is a SessionIdError; nothing reaches the database", async () => {
     const pool = recordingConnection();
     const store = new PostgresSessionStore({ pool });

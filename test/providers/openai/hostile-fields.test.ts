@@ -18,7 +18,7 @@ function nested(levels: number): string {
   return `${"[".repeat(levels)}1${"]".repeat(levels)}`;
 }
 
-describe("openaiCompatible: fields a hostile server fills with nested values", () => {
+describe("(X4) openaiCompatible: fields a hostile server fills with nested values", () => {
   it("a tool call's id and name that are not strings, usage figures that are not numbers: a generated id, no name, zero counts; the message serialises", async () => {
     const deep = nested(50_000);
     const body = [

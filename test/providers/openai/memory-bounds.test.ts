@@ -51,7 +51,7 @@ function expectCapFailure(message: AssistantMessage, option: string, bytes: numb
   expect(getProviderFailure(message)).toEqual({ kind: "protocol", retryable: false });
 }
 
-describe("openaiCompatible: memory bounds against endless responses", () => {
+describe("(X3) openaiCompatible: memory bounds against endless responses", () => {
   it("a line that never ends (50 MB with no newline) stops at maxLineBytes; the server sees the cancel; RSS stays bounded", async () => {
     const s = await serveEndless({ head: "data: ", piece: X64K, ceilingBytes: 50 * MiB, tail: "\n\n" });
     const before = process.memoryUsage().rss;
@@ -109,7 +109,7 @@ describe("openaiCompatible: memory bounds against endless responses", () => {
   });
 });
 
-describe("openaiCompatible: bodies that are read whole are read bounded", () => {
+describe("(X3) openaiCompatible: bodies that are read whole are read bounded", () => {
   it("a 500 with a 200 MB body: the error still says HTTP 500, only the start is read, the server sees the cancel", async () => {
     const s = await serveEndless({ status: 500, headers: { "content-type": "application/json" }, head: '{"error":{"message":"', piece: X64K, ceilingBytes: 200 * MiB });
     const before = process.memoryUsage().rss;
@@ -136,7 +136,7 @@ describe("openaiCompatible: bodies that are read whole are read bounded", () => 
   });
 });
 
-describe("openaiCompatible: cap options are checked", () => {
+describe("(X3) openaiCompatible: cap options are checked", () => {
   it("a cap that is not a positive number is refused when the provider is created", () => {
     expect(() => openaiCompatible({ maxLineBytes: 0 })).toThrow(new TypeError("openaiCompatible: maxLineBytes must be a positive number of bytes (or Infinity), got 0"));
     expect(() => openaiCompatible({ maxEventBytes: Number.NaN })).toThrow(/maxEventBytes must be a positive number of bytes \(or Infinity\), got NaN/);
@@ -145,7 +145,7 @@ describe("openaiCompatible: cap options are checked", () => {
   });
 });
 
-describe("openaiCompatible: an agent run over a capped provider", () => {
+describe("(X3) openaiCompatible: an agent run over a capped provider", () => {
   it("agentLoop over an endless line still ends: the capped response is the turn's error message, then turn_end and agent_end", async () => {
     const s = await serveEndless({ head: "data: ", piece: X64K, ceilingBytes: 50 * MiB, tail: "\n\n" });
     const streamFn = openaiCompatible({ baseUrl: `${s.url}/v1`, apiKey: "sk-test", maxLineBytes: 256 * 1024 });

@@ -27,7 +27,7 @@ async function failureOf(response: ScriptedResponse, options: OpenAICompatibleOp
 const json = { "content-type": "application/json" };
 const sse = { "content-type": "text/event-stream" };
 
-describe("openaiCompatible: credentials echoed by the server are redacted from errorMessage", () => {
+describe("(X5) openaiCompatible: credentials echoed by the server are redacted from errorMessage", () => {
   it("a 401 body that quotes the key", async () => {
     const body = JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`, code: "invalid_api_key" } });
     const text = await failureOf({ status: 401, headers: json, chunks: [body] });

@@ -45,7 +45,7 @@ function toolCallStreamFn(args: () => Record<string, unknown>, json: (args: Reco
     });
 }
 
-describe("the error code the browser gets", () => {
+describe("(X1 X5) the error code the browser gets", () => {
   it("an upstream 429 whose error.code is the server's (non-sk) key: the browser's error event has no key, the failure keeps kind, status and retryable", async () => {
     const upstream = await startTestServer(() => ({ status: 429, headers: { "content-type": "application/json" }, chunks: [JSON.stringify({ error: { message: "slow down", code: HEX_KEY } })] }));
     keep(upstream);
@@ -111,7 +111,7 @@ describe("the error code the browser gets", () => {
   });
 });
 
-describe("thinking budgets", () => {
+describe("(X1 X5) thinking budgets", () => {
   it("each budget is clamped to the server's cap, like maxTokens, and dropped when there is no cap", async () => {
     const received: (StreamOptions["thinkingBudgets"] | "absent")[] = [];
     const recording: StreamFn = (m, _context, options) => {
@@ -130,7 +130,7 @@ describe("thinking budgets", () => {
   });
 });
 
-describe("events the proxy cannot encode", () => {
+describe("(X1 X5) events the proxy cannot encode", () => {
   it("a tool call nested 100 000 deep ends the stream with a generic error; onError gets the cause; the server serves the next request", async () => {
     const deep = () => {
       let value: Record<string, unknown> = {};
@@ -165,7 +165,7 @@ describe("events the proxy cannot encode", () => {
   });
 });
 
-describe("large tool calls through a real proxy", () => {
+describe("(X1 X5) large tool calls through a real proxy", () => {
   it("a tool call whose arguments are a 4 MiB string round-trips with the client's default caps", { timeout: 30_000 }, async () => {
     // About 10 MiB on the wire in one toolcall_end line: "€" is 3 bytes of UTF-8, '"' is escaped to 2.
     const content = '€"'.repeat(2 * 1024 * 1024 - 512);

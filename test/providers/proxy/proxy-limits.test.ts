@@ -77,7 +77,7 @@ function upload(port: number, headers: Record<string, string>, bytes: number): U
   return { outcome, closed, request };
 }
 
-describe("request bodies", () => {
+describe("(X2) request bodies", () => {
   it("100 MB without a token: refused before the body is read, the server's memory stays flat", { timeout: 30_000 }, async () => {
     const { port } = await startProxy();
     const before = process.memoryUsage().rss;
@@ -144,7 +144,7 @@ describe("request bodies", () => {
   });
 });
 
-describe("tokens", () => {
+describe("(X2) tokens", () => {
   it("an empty or blank configured token cannot be used", () => {
     for (const token of ["", "  ", "\u00a0"]) {
       expect(() => createProxyHandler({ streamFn: () => NEVER, token, models: [model] })).toThrow(/token/);
@@ -174,7 +174,7 @@ describe("tokens", () => {
   });
 });
 
-describe("streams per token", () => {
+describe("(X2) streams per token", () => {
   it("over maxConcurrentPerToken is a 429 with Retry-After; the slot is freed when a stream ends", async () => {
     const handler = createProxyHandler({ streamFn: hanging, models: [model], authorize: (token) => token === "a" || token === "b", maxConcurrentPerToken: 1 });
     const ask = (token: string) => handler(new Request("http://proxy.test/", { method: "POST", headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ model, context: weatherContext() }) }));

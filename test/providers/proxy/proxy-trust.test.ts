@@ -44,7 +44,7 @@ async function startProxy(options: Partial<ProxyHandlerOptions>): Promise<{ url:
 
 const client = (url: string) => streamProxy({ url, authToken: TOKEN });
 
-describe("the proxy calls only the server's models, with the server's key", () => {
+describe("(X1) the proxy calls only the server's models, with the server's key", () => {
   it("a client baseUrl never receives the server's key: the call goes to the server's own upstream", async () => {
     const own = await serve(() => sseResponse("text.sse"));
     const attacker = await serve(() => sseResponse("text.sse"));
@@ -140,7 +140,7 @@ describe("the proxy calls only the server's models, with the server's key", () =
   });
 });
 
-describe("configuring which models the proxy serves", () => {
+describe("(X1) configuring which models the proxy serves", () => {
   const base = { streamFn: () => NEVER, token: TOKEN };
 
   it("a handler without models or resolveModel cannot be built", () => {

@@ -17,7 +17,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-describe("streamProxy: memory bounds", () => {
+describe("(X3) streamProxy: memory bounds", () => {
   it("a line that never ends stops at maxLineBytes with a non-retryable error naming streamProxy; the proxy sees the cancel; RSS stays bounded", async () => {
     const s = (server = await startEndlessServer({ head: "data: ", piece: "x".repeat(64 * 1024), ceilingBytes: 50 * MiB, tail: "\n\n" }));
     const before = process.memoryUsage().rss;

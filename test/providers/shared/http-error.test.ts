@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { httpFailure, MAX_ERROR_BODY_BYTES } from "../../../src/providers/shared/http-error.js";
 
-describe("httpFailure", () => {
+describe("(X5) httpFailure", () => {
   it("redacts the caller's secrets and credential shapes from the detail", async () => {
     const response = new Response("proxy token my-proxy-token-1 refused, Bearer abc.def.ghi", { status: 403, statusText: "Forbidden" });
     const failure = await httpFailure(response, 0, "Proxy error: ", ["my-proxy-token-1"]);

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { jsonText, truncate } from "../../../src/providers/shared/stream-failure.js";
 import { redactSecrets } from "../../../src/model/redact-secrets.js";
 
-describe("truncate", () => {
+describe("(X5) truncate", () => {
   it("keeps a short text, cuts a long one at the last break before the limit", () => {
     expect(truncate("short", 10)).toBe("short");
     expect(truncate("one two three four", 10)).toBe("one two …");
@@ -22,7 +22,7 @@ describe("truncate", () => {
   });
 });
 
-describe("jsonText", () => {
+describe("(X5) jsonText", () => {
   it("renders JSON, and names what JSON cannot render instead of throwing (a 100 000-deep value, a BigInt, a cycle)", () => {
     expect(jsonText({ a: 1 })).toBe('{"a":1}');
     let deep: unknown = 1;

@@ -5,7 +5,7 @@ import type { ToolCall } from "../../../src/model/messages.js";
 import { AssistantMessageBuilder } from "../../../src/providers/shared/message-builder.js";
 import { parseFinalArguments } from "../../../src/providers/shared/tool-arguments.js";
 
-describe("parseFinalArguments", () => {
+describe("(X4) parseFinalArguments", () => {
   it("arguments nested 100 000 deep are {} with the bound's error, so toolcall_end and every encoder after it get a small value", () => {
     const text = `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`;
     const parsed = parseFinalArguments(text);
@@ -19,7 +19,7 @@ describe("parseFinalArguments", () => {
   });
 });
 
-describe("a tool call the proxy's server sends whole", () => {
+describe("(X4) a tool call the proxy's server sends whole", () => {
   it("is bounded as a parsed one is: 100 000 levels become {} with the bound's error on toolcall_end", () => {
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = { a: deep };
