@@ -20,19 +20,8 @@ import { ActiveRun } from "./active-run.js";
 import { ApprovalDesk } from "./approval-desk.js";
 import type { AgentStateStore } from "./agent-state.js";
 import type { ListenerBarrier } from "./listener-barrier.js";
-import type { ResumedTurn } from "../loop/run.js";
+import type { RunPlan } from "./run-plan.js";
 import type { SessionJournal } from "./session-port.js";
-
-/** What a run starts with: prompts, or none for a continuation. */
-export interface RunPlan {
-  prompts?: AgentMessage[];
-  /** The run's prompts are a steering batch `continue()` took: no second steering poll at its start. */
-  skipInitialSteeringPoll?: boolean;
-  /** The run finishes a turn a stopped process left open (a resumed session). */
-  resume?: ResumedTurn;
-  /** The run starts aborted: it resumes a run that had been aborted when its process stopped. */
-  aborted?: boolean;
-}
 
 /** Runs the loop for an `Agent` and owns the run that is active. */
 export class AgentRunner {

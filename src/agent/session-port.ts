@@ -12,7 +12,7 @@ import type { ToolApprovalDecision, ToolApprovalRequest } from "../tools/tool-ty
 import type { ResumedTurn } from "../loop/run.js";
 import type { AgentQueues, QueueObserver } from "./agent-queues.js";
 import type { AgentStateStore } from "./agent-state.js";
-import type { RunPlan } from "./agent-runner.js";
+import type { RunPlan } from "./run-plan.js";
 
 /** Where the Agent's runs, queues and transcript replacements are journaled (SPEC S1, S6). @internal */
 export interface SessionJournal extends QueueObserver {
