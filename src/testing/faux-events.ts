@@ -7,7 +7,7 @@
  */
 import { emptyUsage } from "../model/assistant-message.js";
 import type { AssistantMessage, AssistantMessageEvent, Model, StopReason, TextContent, ThinkingContent, ToolCall } from "../model/messages.js";
-import type { FauxReply } from "./faux-provider.js";
+import type { FauxReply } from "./faux-reply.js";
 
 /** A content block of a scripted reply. */
 type Block = TextContent | ThinkingContent | ToolCall;

@@ -12,15 +12,16 @@ import type {
   LlmContext,
   Message,
   Model,
-  StopReason,
   StreamFn,
   StreamOptions,
   TextContent,
   ThinkingContent,
   ToolCall,
-  Usage,
 } from "../model/messages.js";
 import { HANG, replyEvents } from "./faux-events.js";
+import type { FauxReply } from "./faux-reply.js";
+
+export type { FauxReply } from "./faux-reply.js";
 
 /** One request the provider received. */
 export interface FauxRequest {
@@ -30,23 +31,6 @@ export interface FauxRequest {
   /** The messages the model was sent, as they were at the time of the request. */
   readonly messages: Message[];
   readonly options: StreamOptions;
-}
-
-/** A scripted reply: the final message's content and how it ends. */
-export interface FauxReply {
-  /** A string is one text block. */
-  content: string | (TextContent | ThinkingContent | ToolCall)[];
-  /** Defaults to `toolUse` when the content has tool calls, else `stop`. */
-  stopReason?: StopReason;
-  /** For `error` / `aborted` replies. */
-  errorMessage?: string;
-  usage?: Partial<Usage>;
-  /**
-   * Misbehave instead of answering, to test fault handling (SPEC M4): `throw` synchronously,
-   * `reject` the promise, `error` the Observable mid-stream, `incomplete` (end without `done`),
-   * `hang` (stream the content, then never finish).
-   */
-  fault?: "throw" | "reject" | "error" | "incomplete" | "hang";
 }
 
 /** A reply, or a function of the request that returns one. */
