@@ -11,6 +11,7 @@ import { Emitter } from "../../src/loop/emitter.js";
 import { executeToolBatch, type ToolBatchResult } from "../../src/tools/tool-batch.js";
 import { truncatedToolCallText } from "../../src/tools/tool-result.js";
 import { agentEnd, collectSync, committed, contextWith, model, roles, textOf, textResult, tool, toolEnvironment, types, user } from "../helpers/fixtures.js";
+import { deferred, flushPromises } from "../helpers/controlled-promise.js";
 import { labelsByFrame, newScheduler, timerTool } from "../helpers/marbles.js";
 
 function resultsOf(events: readonly AgentEvent[]): ToolResultMessage[] {
@@ -100,9 +101,15 @@ describe("T4: parallel batches", () => {
   });
 
   it("T4: turn_end.toolResults and the transcript hold the results in source order, whatever the completion order", async () => {
-    const delayed = (name: string, ms: number) => tool(name, () => new Promise<AgentToolResult>((resolve) => setTimeout(() => resolve(textResult(name)), ms)));
+    const answers = { slow: deferred<AgentToolResult>(), fast: deferred<AgentToolResult>() };
+    const held = (name: keyof typeof answers) => tool(name, () => answers[name].promise);
     const provider = fauxProvider([{ content: [fauxToolCall("slow", {}, "1"), fauxToolCall("fast", {}, "2")] }, { content: "done" }]);
-    const events = await lastValueFrom(agentLoop([user("go")], contextWith([delayed("slow", 30), delayed("fast", 1)]), { model }, undefined, provider).pipe(toArray()));
+    const run = lastValueFrom(agentLoop([user("go")], contextWith([held("slow"), held("fast")]), { model }, undefined, provider).pipe(toArray()));
+    // The second call completes first: its result is handled before the first one settles.
+    answers.fast.resolve(textResult("fast"));
+    await flushPromises();
+    answers.slow.resolve(textResult("slow"));
+    const events = await run;
     expect(toolEvents(events)).toEqual(["start:1", "start:2", "end:2", "end:1"]);
     const turnEnd = events.find((e): e is Extract<AgentEvent, { type: "turn_end" }> => e.type === "turn_end")!;
     expect(turnEnd.toolResults.map(textOf)).toEqual(["slow", "fast"]);
@@ -196,11 +203,18 @@ describe("L10: aborts in a batch — every tool call gets exactly one result", (
 
   it("L10: a promise tool that ignores the signal still delivers its own result after a graceful abort", async () => {
     const controller = new AbortController();
-    const stubborn = tool("stubborn", () => new Promise<AgentToolResult>((resolve) => setTimeout(() => resolve(textResult("finished anyway")), 5)));
-    const quick = tool("quick", (_id, _p, signal) => new Promise<AgentToolResult>((resolve, reject) => signal.addEventListener("abort", () => reject(new Error("stopped by signal")))));
+    const stubbornAnswer = deferred<AgentToolResult>();
+    const started: string[] = [];
+    const stubborn = tool("stubborn", () => (started.push("stubborn"), stubbornAnswer.promise));
+    const quick = tool("quick", (_id, _p, signal) => new Promise<AgentToolResult>((resolve, reject) => (started.push("quick"), signal.addEventListener("abort", () => reject(new Error("stopped by signal"))))));
     const provider = fauxProvider([{ content: [fauxToolCall("stubborn", {}, "1"), fauxToolCall("quick", {}, "2")] }]);
     const run = lastValueFrom(agentLoop([user("go")], contextWith([stubborn, quick]), { model }, controller.signal, provider).pipe(toArray()));
-    setTimeout(() => controller.abort(), 1);
+    await flushPromises();
+    expect(started).toEqual(["stubborn", "quick"]);
+    controller.abort();
+    // quick's rejection is handled while stubborn still works; stubborn finishes only after that.
+    await flushPromises();
+    stubbornAnswer.resolve(textResult("finished anyway"));
     const events = await run;
     expect(resultsOf(events).map((r) => [r.toolCallId, r.isError, textOf(r)])).toEqual([
       ["1", false, "finished anyway"],
@@ -211,18 +225,21 @@ describe("L10: aborts in a batch — every tool call gets exactly one result", (
 
   it("L10: hard cancel of a batch of promise tools: their signal fires, nothing is emitted afterwards", async () => {
     const fired: string[] = [];
-    const waiting = (name: string) =>
+    const answers = [deferred<AgentToolResult>(), deferred<AgentToolResult>()];
+    const waiting = (name: string, answer: number) =>
       tool(name, (_id, _p, signal) => {
         signal.addEventListener("abort", () => fired.push(name));
-        return new Promise<AgentToolResult>((resolve) => setTimeout(() => resolve(textResult(name)), 5));
+        return answers[answer]!.promise;
       });
     const provider = fauxProvider([{ content: [fauxToolCall("a", {}, "1"), fauxToolCall("b", {}, "2")] }, { content: "never" }]);
     const events: AgentEvent[] = [];
-    const subscription = agentLoop([user("go")], contextWith([waiting("a"), waiting("b")]), { model }, undefined, provider).subscribe((e) => events.push(e));
+    const subscription = agentLoop([user("go")], contextWith([waiting("a", 0), waiting("b", 1)]), { model }, undefined, provider).subscribe((e) => events.push(e));
     const before = events.length;
     subscription.unsubscribe();
     expect(fired).toEqual(["a", "b"]);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Both tools settle after the cancel: nothing of theirs may come out.
+    answers.forEach((answer, i) => answer.resolve(textResult(["a", "b"][i]!)));
+    await flushPromises();
     expect(events.length).toBe(before);
     expect(provider.requests).toHaveLength(1);
   });
