@@ -1,14 +1,14 @@
 /**
  * State reduction before listeners (SPEC A4) and awaited listeners as a barrier (SPEC A5), with
- * promises in real time. The frame-exact barrier is in queues.marbles.test.ts.
+ * promises: ones the test settles itself, or waits on a virtual clock driven by
+ * settleVirtualTime. The frame-exact barrier is in queues.marbles.test.ts.
  */
-import { timer } from "rxjs";
+import { firstValueFrom, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentMessage } from "../../src/index.js";
-import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
-import { agentWith, label, record, roles, sleepTool, textResult, tool } from "./support.js";
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import { fauxProvider, fauxToolCall, settleVirtualTime } from "../../src/testing/index.js";
+import { deferred, flushPromises } from "../helpers/controlled-promise.js";
+import { agentWith, heldTool, label, newScheduler, record, roles, textResult, tool } from "./support.js";
 
 describe("A4: the state is reduced before listeners see the event", () => {
   it("A4: message_start/update hold the partial in streamingMessage; message_end has appended it", async () => {
@@ -36,14 +36,21 @@ describe("A4: the state is reduced before listeners see the event", () => {
 
   it("A4: pendingToolCalls holds the id from tool_execution_start to tool_execution_end", async () => {
     const provider = fauxProvider([{ content: [fauxToolCall("a", {}, "ta"), fauxToolCall("b", {}, "tb")] }, { content: "done" }]);
-    const agent = agentWith({ streamFn: provider, initialState: { tools: [sleepTool("a", 5), sleepTool("b", 10)] } });
+    const [a, b] = [heldTool("a"), heldTool("b")];
+    const agent = agentWith({ streamFn: provider, initialState: { tools: [a.tool, b.tool] } });
     const seen: string[] = [];
     agent.subscribe((event) => {
       if (event.type === "tool_execution_start" || event.type === "tool_execution_end") {
         seen.push(`${label(event)} pending=[${[...agent.state.pendingToolCalls].join(",")}]`);
       }
     });
-    await agent.prompt("go");
+    const prompted = agent.prompt("go");
+    await Promise.all([a.started, b.started]);
+    // a ends first; b only once a's end has been told.
+    a.finish();
+    await flushPromises();
+    b.finish();
+    await prompted;
     expect(seen).toEqual([
       "tool_execution_start:ta pending=[ta]",
       "tool_execution_start:tb pending=[ta,tb]",
@@ -117,21 +124,25 @@ describe("A4: the state is reduced before listeners see the event", () => {
 describe("A5: listeners are awaited in order, and the loop waits for them", () => {
   it("A5: each event waits for every listener, in registration order, before the next event", async () => {
     const provider = fauxProvider([{ content: [fauxToolCall("t", {}, "c1")] }, { content: "done" }]);
-    const agent = agentWith({ streamFn: provider, initialState: { tools: [tool("t", () => textResult("r"))] } });
+    // Both listeners wait one frame of a virtual clock, driven frame by frame so promises settle.
+    const scheduler = newScheduler();
+    const agent = agentWith({ streamFn: provider, scheduler, initialState: { tools: [tool("t", () => textResult("r"))] } });
     const log: string[] = [];
     agent.subscribe(async (event) => {
       if (event.type === "message_update") return;
       log.push(`first:${label(event)}:begin`);
-      await sleep(1);
+      await firstValueFrom(timer(1, scheduler));
       log.push(`first:${label(event)}:end`);
     });
     agent.subscribe((event) => {
       if (event.type === "message_update") return undefined;
       log.push(`second:${label(event)}`);
       // an Observable is awaited too
-      return timer(1);
+      return timer(1, scheduler);
     });
-    await agent.prompt("go");
+    const prompted = agent.prompt("go");
+    await settleVirtualTime(scheduler, { until: prompted });
+    await prompted;
     const labels = log.filter((l) => l.startsWith("second:")).map((l) => l.slice("second:".length));
     expect(labels[0]).toBe("agent_start");
     expect(labels[labels.length - 1]).toBe("agent_end");
@@ -174,15 +185,23 @@ describe("A5: listeners are awaited in order, and the loop waits for them", () =
       },
     });
     const order: string[] = [];
+    const began = deferred<void>();
+    const release = deferred<void>();
     agent.subscribe(async (event) => {
       if (event.type === "message_end" && (event.message as { role: string }).role === "assistant" && order.length === 0) {
         order.push("listener:begin");
-        await sleep(20);
+        began.resolve();
+        await release.promise;
         order.push("listener:end");
       }
       if (event.type === "tool_execution_start") order.push("tool_execution_start");
     });
-    await agent.prompt("go");
+    const prompted = agent.prompt("go");
+    await began.promise;
+    // Every chance to run ahead of the pending listener, before it is let go.
+    await flushPromises();
+    release.resolve();
+    await prompted;
     expect(sawMessage).toBe(true);
     expect(order).toEqual(["listener:begin", "listener:end", "tool_execution_start"]);
   });
@@ -191,19 +210,28 @@ describe("A5: listeners are awaited in order, and the loop waits for them", () =
     const provider = fauxProvider([{ content: "done" }]);
     const agent = agentWith({ streamFn: provider });
     const log: string[] = [];
+    const firstBegan = deferred<void>();
+    const [releaseFirst, releaseSecond] = [deferred<void>(), deferred<void>()];
     agent.subscribe(async (event) => {
       if (event.type !== "agent_end") return;
       log.push(`agent_end listener begins, streaming=${agent.state.isStreaming}`);
-      await sleep(30);
+      firstBegan.resolve();
+      await releaseFirst.promise;
       log.push(`agent_end listener ends, streaming=${agent.state.isStreaming}`);
     });
     agent.subscribe(async (event) => {
       if (event.type !== "agent_end") return;
-      await sleep(10);
+      await releaseSecond.promise;
       log.push("second agent_end listener ends");
     });
     const prompted = agent.prompt("hi").then(() => log.push(`prompt resolved, streaming=${agent.state.isStreaming}`));
     const idle = agent.waitForIdle().then(() => log.push("waitForIdle resolved"));
+    await firstBegan.promise;
+    // The second listener is free to end first, and the first is held over a whole event-loop
+    // turn: only the barrier keeps the order below.
+    releaseSecond.resolve();
+    await flushPromises();
+    releaseFirst.resolve();
     await Promise.all([prompted, idle]);
     expect(log.slice(0, 3)).toEqual([
       "agent_end listener begins, streaming=true",
@@ -262,16 +290,19 @@ describe("A5: an abort from the run's own subscriber while a listener is pending
     const agent = agentWith({ streamFn: fauxProvider([{ content: "Hello there, how are you?" }], { chunkSize: 4 }) });
     const log: string[] = [];
     let pending = 0;
+    const waiting = deferred<void>();
+    const release = deferred<void>();
     agent.subscribe(async (event) => {
       if (pending > 0) log.push(`overlap ${event.type}`);
       log.push(event.type);
       if (event.type === "message_start" && (event.message as { role: string }).role === "assistant") {
         pending++;
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        waiting.resolve();
+        await release.promise;
         pending--;
       }
     });
-    await new Promise<void>((resolve) => {
+    const completed = new Promise<void>((resolve) => {
       agent.prompt$("hi").subscribe({
         next: (event) => {
           if (event.type === "message_start" && (event.message as { role: string }).role === "assistant") agent.abort();
@@ -279,6 +310,11 @@ describe("A5: an abort from the run's own subscriber while a listener is pending
         complete: () => resolve(),
       });
     });
+    await waiting.promise;
+    // The abort has ended the response; the listener is held over a whole event-loop turn.
+    await flushPromises();
+    release.resolve();
+    await completed;
     expect(log.filter((line) => line.startsWith("overlap"))).toEqual([]);
     expect(log.slice(-3)).toEqual(["message_end", "turn_end", "agent_end"]);
     expect(agent.state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });

@@ -44,6 +44,44 @@ export function sleepTool(name: string, ms: number, text = name): AgentTool {
   );
 }
 
+/** A promise tool the test finishes itself ({@link heldTool}). */
+export interface HeldTool {
+  readonly tool: AgentTool;
+  /** Resolves when the tool was called. */
+  readonly started: Promise<void>;
+  /** Answers the call with its text. */
+  finish(): void;
+}
+
+/**
+ * A promise tool that answers when the test calls `finish()` — no clock involved — and rejects
+ * with "aborted" when its signal fires first, as {@link sleepTool} does.
+ */
+export function heldTool(name: string, text = name): HeldTool {
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  let answer: (() => void) | undefined;
+  let finished = false;
+  const held = tool(
+    name,
+    (_id, _params, signal) =>
+      new Promise<AgentToolResult>((resolve, reject) => {
+        answer = () => resolve(textResult(text));
+        if (finished) answer();
+        signal.addEventListener("abort", () => reject(new Error("aborted")));
+        markStarted();
+      }),
+  );
+  return {
+    tool: held,
+    started,
+    finish: () => {
+      finished = true;
+      answer?.();
+    },
+  };
+}
+
 export function roles(messages: readonly AgentMessage[]): string[] {
   return messages.map((m) => (m as { role: string }).role);
 }
