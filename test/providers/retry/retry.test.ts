@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { map, of, queueScheduler, throwError, timer, type ObservableInput } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
+import { settleVirtualTime } from "../../../src/testing/index.js";
 import { emptyAssistantMessage, failedAssistantMessage } from "../../../src/model/assistant-message.js";
 import type { AssistantMessageEvent, StreamFn } from "../../../src/model/messages.js";
 import { openaiCompatible } from "../../../src/providers/openai/index.js";
@@ -45,16 +46,21 @@ function scripted(attempts: (() => ObservableInput<AssistantMessageEvent>)[]): S
 describe("withRetry over real HTTP", () => {
   it("429 with Retry-After is retried after the requested wait, then succeeds", async () => {
     server = await startTestServer((_r, index) => (index === 0 ? errorResponse(429, "error-429.json", { "retry-after": "1" }) : sseResponse("text.sse")));
-    const streamFn = withRetry(openaiCompatible({ baseUrl: `${server.url}/v1`, apiKey: "sk-test" }));
+    // The wait runs on a virtual clock (the HTTP in real time): each attempt notes its frame.
+    const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    const http = openaiCompatible({ baseUrl: `${server.url}/v1`, apiKey: "sk-test" });
+    const attemptsAt: number[] = [];
+    const streamFn = withRetry((m, context, options) => (attemptsAt.push(scheduler.now()), http(m, context, options)), { scheduler });
     const announced: RetryEvent[] = [];
     const subscription = streamFn.retries$.subscribe((event) => announced.push(event));
-    const started = Date.now();
-    const events = await collect(streamFn, weatherContext());
+    const collected = collect(streamFn, weatherContext());
+    await settleVirtualTime(scheduler, { until: collected });
+    const events = await collected;
     subscription.unsubscribe();
 
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]!.body).toBe(server.requests[0]!.body);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(attemptsAt).toEqual([0, 1000]);
     expect(shape(events)).toEqual(["start", "text_start", "text_delta×6", "text_end", "done"]);
     expect(finalMessage(events).content).toEqual([{ type: "text", text: "Hello, wörld — café 🌍!" }]);
     expect(announced).toHaveLength(1);
@@ -67,8 +73,11 @@ describe("withRetry over real HTTP", () => {
       index === 0 ? { dropConnection: true } : index === 1 ? errorResponse(500, "error-500.json") : sseResponse("text.sse"),
     );
     const seen: RetryEvent[] = [];
-    const streamFn = withRetry(openaiCompatible({ baseUrl: `${server.url}/v1` }), { initialDelayMs: 20, random: () => 0, onRetry: (e) => seen.push(e) });
-    const events = await collect(streamFn, weatherContext());
+    const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    const streamFn = withRetry(openaiCompatible({ baseUrl: `${server.url}/v1` }), { initialDelayMs: 20, random: () => 0, onRetry: (e) => seen.push(e), scheduler });
+    const collected = collect(streamFn, weatherContext());
+    await settleVirtualTime(scheduler, { until: collected });
+    const events = await collected;
     expect(finalMessage(events).stopReason).toBe("stop");
     expect(server.requests).toHaveLength(3);
     expect(seen.map((e) => [e.attempt, e.delayMs, e.failure?.kind])).toEqual([
