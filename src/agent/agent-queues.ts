@@ -9,7 +9,6 @@ import type { Observable, Subscription } from "rxjs";
 import type { QueueMode } from "../loop/loop-config.js";
 import { MessageQueue } from "../loop/message-queue.js";
 import type { AgentMessage } from "../model/types.js";
-import type { AgentStateStore } from "./agent-state.js";
 
 /** Which of the two queues. */
 export type QueueName = "steering" | "followUp";
@@ -21,6 +20,11 @@ export interface QueueObserver {
   cleared(queue: QueueName, messages: readonly AgentMessage[]): void;
 }
 
+/** Where a stream routed into a queue reports that it failed (the Agent's state). */
+export interface StreamFailureSink {
+  streamFailed(source: string, error: unknown): void;
+}
+
 /** The two queues, fed by streams. Takes and clears go through here, so an observer sees each. */
 export class AgentQueues {
   /** Told of changes from when it is set. */
@@ -28,11 +32,11 @@ export class AgentQueues {
   readonly steering: MessageQueue;
   readonly followUp: MessageQueue;
 
-  /** @param store Where a failing stream given to `steerFrom` / `followUpFrom` is reported (its routing stops). */
+  /** @param failures Where a failing stream given to `steerFrom` / `followUpFrom` is reported (its routing stops). */
   constructor(
     steeringMode: QueueMode,
     followUpMode: QueueMode,
-    private readonly store: AgentStateStore,
+    private readonly failures: StreamFailureSink,
   ) {
     // Plain queues, no Subject and standing subscription per queue: an idle Agent holds only its messages.
     this.steering = new MessageQueue(steeringMode);
@@ -78,12 +82,12 @@ export class AgentQueues {
 
   /** Routes `messages` into steering until the returned subscription ends. */
   steerFrom(messages: Observable<AgentMessage>): Subscription {
-    return messages.subscribe({ next: (message) => this.enqueue("steering", message), error: (error: unknown) => this.store.streamFailed("steerFrom", error) });
+    return messages.subscribe({ next: (message) => this.enqueue("steering", message), error: (error: unknown) => this.failures.streamFailed("steerFrom", error) });
   }
 
   /** Routes `messages` into follow-up until the returned subscription ends. */
   followUpFrom(messages: Observable<AgentMessage>): Subscription {
-    return messages.subscribe({ next: (message) => this.enqueue("followUp", message), error: (error: unknown) => this.store.streamFailed("followUpFrom", error) });
+    return messages.subscribe({ next: (message) => this.enqueue("followUp", message), error: (error: unknown) => this.failures.streamFailed("followUpFrom", error) });
   }
 
   clear(): void {

@@ -13,7 +13,7 @@ import type { AgentTool, ToolApprovalRequest } from "../tools/tool-types.js";
 import type { Observable, SchedulerLike } from "rxjs";
 import { Broadcast } from "../rx/broadcast.js";
 import { describeError } from "../model/describe-error.js";
-import type { ParkedRun } from "./session-port.js";
+import type { ParkedRun } from "./parked-run.js";
 
 /**
  * What the `Agent` knows. `messages` and `tools` copy the top-level array on assignment; the

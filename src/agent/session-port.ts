@@ -8,10 +8,10 @@
  */
 import type { Observable } from "rxjs";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
-import type { ToolApprovalDecision, ToolApprovalRequest } from "../tools/tool-types.js";
-import type { ResumedTurn } from "../loop/run.js";
+import type { ToolApprovalDecision } from "../tools/tool-types.js";
 import type { AgentQueues, QueueObserver } from "./agent-queues.js";
 import type { AgentStateStore } from "./agent-state.js";
+import type { ParkedRun } from "./parked-run.js";
 import type { RunPlan } from "./run-plan.js";
 
 /** Where the Agent's runs, queues and transcript replacements are journaled (SPEC S1, S6). @internal */
@@ -33,12 +33,7 @@ export interface SessionJournal extends QueueObserver {
   failed(error: unknown): string;
 }
 
-/** A resumed run whose batch waits for approvals: it goes on when the first one is answered (SPEC R1). @internal */
-export interface ParkedRun extends ResumedTurn {
-  readonly approvals: readonly ToolApprovalRequest[];
-  /** Answers the journal kept for calls of the batch. */
-  readonly answers: ReadonlyMap<string, ToolApprovalDecision>;
-}
+export type { ParkedRun } from "./parked-run.js";
 
 /** What an Agent lets its session do. @internal */
 export interface SessionHost {
