@@ -1,5 +1,6 @@
 /**
- * The `Agent`'s state and its reduction from events (SPEC A4, I1).
+ * The store behind `agent.state`, and its reduction from events (SPEC A4, I1); the state's
+ * types are in `agent-state-types.ts`, its snapshots in `state-snapshot.ts`.
  *
  * @module
  */
@@ -14,64 +15,10 @@ import type { Observable, SchedulerLike } from "rxjs";
 import { Broadcast } from "../rx/broadcast.js";
 import { describeError } from "../model/describe-error.js";
 import type { ParkedRun } from "./parked-run.js";
+import type { AgentInitialState, AgentState, AgentStateSnapshot } from "./agent-state-types.js";
+import { freezeSnapshot, type SnapshotSource } from "./state-snapshot.js";
 
-/**
- * What the `Agent` knows. `messages` and `tools` copy the top-level array on assignment; the
- * transcript it hands out is frozen, so it cannot change after the fact (I1): assign a new array
- * to change it.
- */
-export interface AgentState {
-  /** The system prompt, replayed from the transcript's system messages. Read-only. */
-  readonly systemPrompt: string;
-  model: Model;
-  thinkingLevel: ThinkingLevel;
-  tools: AgentTool[];
-  /** The transcript, frozen: a `push` or `splice` on it throws (I1). Assigning copies the array. */
-  get messages(): readonly AgentMessage[];
-  set messages(messages: readonly AgentMessage[]);
-  /** True from the start of a run until its `agent_end` listeners have settled. */
-  readonly isStreaming: boolean;
-  /** The partial assistant message while one streams. */
-  readonly streamingMessage: AgentMessage | undefined;
-  /** Ids of tool calls that are executing. */
-  readonly pendingToolCalls: ReadonlySet<string>;
-  /** The error of the last failed or aborted turn. */
-  readonly errorMessage: string | undefined;
-  /** Tool calls waiting for `approve()` or `deny()` (SPEC R1), in the order they asked. */
-  readonly pendingApprovals: readonly ToolApprovalRequest[];
-  /** What the runs of this Agent (with a session: of the session) used, summed (SPEC R5). */
-  readonly usage: Usage;
-  /** The limit that ended the last run, if one did (SPEC R2). */
-  readonly limit: LimitReached | undefined;
-  /** What became of the calls of the last run's batch when it was aborted (SPEC R4). */
-  readonly cancellation: readonly CallCancellation[] | undefined;
-}
-
-/** A frozen copy of the state at one moment, as `state$` emits it. */
-export interface AgentStateSnapshot {
-  readonly systemPrompt: string;
-  readonly model: Model;
-  readonly thinkingLevel: ThinkingLevel;
-  readonly tools: readonly AgentTool[];
-  readonly messages: readonly AgentMessage[];
-  readonly isStreaming: boolean;
-  readonly streamingMessage: AgentMessage | undefined;
-  readonly pendingToolCalls: ReadonlySet<string>;
-  readonly errorMessage: string | undefined;
-  readonly pendingApprovals: readonly ToolApprovalRequest[];
-  readonly usage: Usage;
-  readonly limit: LimitReached | undefined;
-  readonly cancellation: readonly CallCancellation[] | undefined;
-}
-
-/** The initial state an `Agent` is created with. */
-export interface AgentInitialState {
-  systemPrompt?: string;
-  model?: Model;
-  thinkingLevel?: ThinkingLevel;
-  tools?: AgentTool[];
-  messages?: AgentMessage[];
-}
+export type { AgentInitialState, AgentState, AgentStateSnapshot } from "./agent-state-types.js";
 
 const NO_APPROVALS: readonly ToolApprovalRequest[] = Object.freeze([]);
 
@@ -95,7 +42,7 @@ const UNKNOWN_MODEL: Model = { id: "unknown", api: "unknown", provider: "unknown
  *
  * @internal
  */
-export class AgentStateStore implements AgentState {
+export class AgentStateStore implements AgentState, SnapshotSource {
   private _model: Model;
   private _thinkingLevel: ThinkingLevel;
   isStreaming = false;
@@ -193,7 +140,7 @@ export class AgentStateStore implements AgentState {
   }
 
   /** The frozen copy of the transcript as it is now, if one is still alive. */
-  private currentView(): readonly AgentMessage[] | undefined {
+  currentView(): readonly AgentMessage[] | undefined {
     const view = this.view?.deref();
     return view?.length === this._messages.length ? view : undefined;
   }
@@ -333,35 +280,6 @@ export class AgentStateStore implements AgentState {
 
   /** An immutable view of this moment; the same object until the next change. */
   snapshot(): AgentStateSnapshot {
-    return (this.cached ??= this.snapshotNow());
-  }
-
-  private snapshotNow(): AgentStateSnapshot {
-    const source = this._messages;
-    const length = source.length;
-    let messages: readonly AgentMessage[] | undefined;
-    let systemPrompt: string | undefined;
-    const store = this;
-    return Object.freeze({
-      // Copied on first read: a copy per event would make long runs quadratic. Nobody else can
-      // write to `source` (what `messages` hands out is a frozen copy), so the copy is of this moment.
-      get messages() {
-        return (messages ??= (store._messages === source && length === source.length ? store.currentView() : undefined) ?? Object.freeze(source.slice(0, length)));
-      },
-      get systemPrompt() {
-        return (systemPrompt ??= getSystemPrompt(source.slice(0, length)));
-      },
-      model: this.model,
-      thinkingLevel: this.thinkingLevel,
-      tools: Object.freeze(this._tools.slice()),
-      isStreaming: this.isStreaming,
-      streamingMessage: this.streamingMessage,
-      pendingToolCalls: this.pendingToolCalls,
-      errorMessage: this.errorMessage,
-      pendingApprovals: this.pendingApprovals,
-      usage: this.usage,
-      limit: this.limit,
-      cancellation: this.cancellation,
-    });
+    return (this.cached ??= freezeSnapshot(this));
   }
 }
