@@ -6,7 +6,7 @@
  */
 import type { Subscriber } from "rxjs";
 import type { AgentEvent } from "../model/types.js";
-import { OneAtATime } from "../rx/one-at-a-time.js";
+import { OneAtATime } from "../engine/one-at-a-time.js";
 
 /** One run of an `Agent`, from `prompt()` until its `agent_end` listeners settled. */
 export class ActiveRun {

@@ -5,9 +5,7 @@
  *
  * @module
  */
-import { isObservable, map, Observable } from "rxjs";
-import { concatInPlace } from "../rx/concat-in-place.js";
-import { just } from "../rx/values.js";
+import { concat, defer, EMPTY, ignoreElements, isObservable, map, Observable } from "rxjs";
 import { Broadcast } from "../rx/broadcast.js";
 import { launchAgentLoop } from "../loop/agent-loop.js";
 import type { AgentLoopConfig } from "../loop/loop-config.js";
@@ -88,12 +86,12 @@ export class AgentRunner {
       resume: plan.resume,
       validator,
       control: config.runControl,
-      // Straight to the run's subscriber (or nowhere, for `prompt()`): the loop's Observable only says when it is over.
-      deliver: tells ? (event) => run.tell(event) : ignore,
       turn: run.turn,
       executing: this.recorder ? this.executing : undefined,
     });
     loop.subscribe({
+      // To the run's subscriber, or nowhere for `prompt()`, whose promise has no use for them.
+      next: tells ? (event) => run.tell(event) : ignore,
       // The loop normalizes failures itself (SPEC A6); an error here is a bug, reported as the run's error.
       error: (error) => {
         this.store.errorMessage = describeError(error);
@@ -119,10 +117,11 @@ export class AgentRunner {
   }
 
   private tellOnceWritten(written: Observable<unknown>, event: AgentEvent, run: ActiveRun): Observable<unknown> {
-    return written.pipe(
-      concatInPlace(() => {
+    return concat(
+      written.pipe(ignoreElements()),
+      defer(() => {
         const told = this.tell(event, run);
-        return isObservable(told) ? told : just(told);
+        return isObservable(told) ? told : EMPTY;
       }),
     );
   }

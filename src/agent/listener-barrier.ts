@@ -4,12 +4,10 @@
  *
  * @module
  */
-import { isObservable, type Observable } from "rxjs";
-import { concatInPlace } from "../rx/concat-in-place.js";
-import { just } from "../rx/values.js";
+import { concatMap, isObservable, type Observable, of } from "rxjs";
 import type { AgentEvent } from "../model/types.js";
 import { asFailure, Failure, settleOrFail } from "../rx/maybe-async.js";
-import type { OneAtATime } from "../rx/one-at-a-time.js";
+import type { OneAtATime } from "../engine/one-at-a-time.js";
 
 /**
  * A subscriber to the Agent's events. The Agent waits for what it returns — a promise or an
@@ -98,7 +96,7 @@ function afterSettled(
   turn: OneAtATime | undefined,
 ): Observable<BarrierOutcome> {
   return settled.pipe(
-    concatInPlace((value) => {
+    concatMap((value) => {
       const failedSoFar = failed ?? (value instanceof Failure ? value : undefined);
       let rest: BarrierOutcome | Observable<BarrierOutcome>;
       turn?.enter();
@@ -107,7 +105,7 @@ function afterSettled(
       } finally {
         turn?.exit();
       }
-      return isObservable(rest) ? rest : just(rest);
+      return isObservable(rest) ? rest : of(rest);
     }),
   );
 }

@@ -1,13 +1,13 @@
 /**
- * The agent loop (SPEC L1–L12): the entry points, the abort wiring, and the recursive `expand`
- * over turns.
+ * The agent loop (SPEC L1–L12): the entry points, the abort wiring, and the recursive expand
+ * over the run's phases.
  *
  * Read it like the pseudo-code it implements:
  *
  * ```text
  * agent_start, turn_start, prompts
  * pending = poll steering
- * loop (expand):                                   ── inner loop: tools and steering (turn.ts)
+ * loop (expandSteps):                               ── inner loop: tools and steering (turn.ts)
  *   [not first] prepareNextTurn, poll steering if nothing pending, turn_start
  *   append pending messages (tool changes declared)
  *   prepareRequest → transformContext → convertToLlm → provider → message events
@@ -17,29 +17,26 @@
  *   pending = poll steering; tool results or steering → next turn
  *   else follow-up = poll follow-up                 ── outer loop: follow-up
  *     follow-up → next turn; `continue` decided → next turn; else agent_end
- * a hook or listener throws → failure.ts closes what is open
+ * a hook or listener throws → catchError: failure.ts closes what is open
  * ```
  *
  * @module
  */
-import { EMPTY, expand, filter, ignoreElements, Observable, Subscription } from "rxjs";
-import { deferred } from "../rx/deferred.js";
-import { type LinkedHandlers, LinkedObserver } from "../rx/linked-observer.js";
-import { trampolined } from "../rx/trampolined.js";
-import { just } from "../rx/values.js";
+import { catchError, concat, defer, EMPTY, finalize, map, type Observable, of, type Subscription, tap } from "rxjs";
+import { expandSteps } from "../engine/expand-steps.js";
 import { checkDelay } from "./run-limits.js";
 import { assertRunControl, type RunControl } from "./run-control-port.js";
 import { runControl } from "./run-control.js";
-import { sequence } from "../rx/sequence.js";
 import type { StreamFn } from "../model/messages.js";
 import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
 import type { AgentTool } from "../tools/tool-types.js";
 import { failure } from "./failure.js";
 import type { AgentLoopConfig } from "./loop-config.js";
-import { NextTurn, type Step } from "./next-turn.js";
-import { assertOneQueueSource, poll } from "./queue-poll.js";
-import { type AgentLoopRun, type LaunchedLoopRun, Run, type ValidatedLoopRun } from "./run.js";
-import { appendMessages, resumeTurn, turn } from "./turn.js";
+import { type FinishTurn, isStep, NextTurn, type Phase, Request, type Step } from "./steps.js";
+import { assertOneQueueSource } from "./queue-poll.js";
+import { type AgentLoopRun, Run, type ValidatedLoopRun } from "./run.js";
+import { appendMessages, openTurn, respond, resumeTurn } from "./turn.js";
+import { finishTurn } from "./turn-end.js";
 import { assertToolSet, validatorFor } from "../tools/tool-set.js";
 import { ajvValidator } from "../tools/validators/ajv-validator.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
@@ -147,10 +144,13 @@ export function checkRunOptions(config: Pick<AgentLoopConfig, "limits" | "maxCon
  * The loop for a run whose config and tools were already checked: the Agent checks them in
  * `prompt()`, before it takes queued messages, so they are not checked twice.
  *
+ * Unsubscribing before the run settled tears everything down first, then fires the signal, so
+ * nothing reacts to the abort by emitting (SPEC L10): `finalize` runs after the source's teardown.
+ *
  * @internal
  */
 export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent> {
-  return new Observable<AgentEvent>((subscriber) => {
+  return defer(() => {
     const controller = new AbortController();
     const outer = input.signal;
     // Only ever `outer`'s own listener.
@@ -158,70 +158,56 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
     if (outer?.aborted) controller.abort(outer.reason);
     else outer?.addEventListener("abort", forwardAbort);
     let settled = false;
-    // The turns' events go straight here, past the operators between (the per-delta path); only
-    // a failure's events come through `events`.
-    const deliver = input.deliver ?? ((event: AgentEvent) => subscriber.next(event));
-    const events = new LinkedObserver<AgentEvent>({
-      next: deliver,
-      error: (error) => {
-        settled = true;
-        subscriber.error(error);
-      },
-      complete: () => {
-        settled = true;
-        subscriber.complete();
-      },
-    });
-    subscriber.add(events);
-    // Added after `events`: on an unsubscribe the run is torn down before its signal fires.
-    subscriber.add(() => {
-      if (!settled) controller.abort(new DOMException("The run was unsubscribed", "AbortError"));
-      outer?.removeEventListener("abort", forwardAbort);
-    });
-    runEvents({ ...input, deliver }, controller).subscribe(events);
+    const over = (): void => void (settled = true);
+    return runEvents(input, controller).pipe(
+      tap({ error: over, complete: over }),
+      finalize(() => {
+        if (!settled) controller.abort(new DOMException("The run was unsubscribed", "AbortError"));
+        outer?.removeEventListener("abort", forwardAbort);
+      }),
+    );
   });
 }
 
 /**
- * The run; a failure anywhere becomes the normalized ending of `failure.ts`, subscribed once the
- * failed turns are torn down. The turns' events leave by `input.deliver`; what this Observable
- * emits is the failure's events. The deadline and the queues stop after everything else.
+ * The run: its phases through `expandSteps`, each event observed by the run on its way out (its
+ * state is the fold of its events); a failure anywhere becomes the normalized ending of
+ * `failure.ts`, subscribed once the failed phases are torn down (`catchError`). The deadline and
+ * the queues stop after everything else.
  *
  * ```text
- * deliver:  -a-t-
- * turns:    -----#
+ * phases:   -a-t-#
  * failure:       (ETA|)
- * result:   -----(ETA|)
+ * result:   -a-t-(ETA|)
  * ```
  */
-function runEvents(input: LaunchedLoopRun, controller: AbortController): Observable<AgentEvent> {
-  return new Observable<AgentEvent>((subscriber) => {
+function runEvents(input: ValidatedLoopRun, controller: AbortController): Observable<AgentEvent> {
+  return defer(() => {
     const run = new Run(input, controller.signal);
     const deadline = runDeadline(run, controller);
-    // What runs now: the turns, then the failure's events if they failed.
-    const current = new Subscription();
-    subscriber.add(current);
-    subscriber.add(() => {
-      deadline?.unsubscribe();
-      run.stopQueues();
-    });
-    const passOn = (handlers: LinkedHandlers<AgentEvent> = {}): LinkedObserver<AgentEvent> => {
-      const observer = new LinkedObserver<AgentEvent>({ next: (event) => subscriber.next(event), error: (error) => subscriber.error(error), complete: () => subscriber.complete(), ...handlers });
-      current.add(observer);
-      return observer;
-    };
-    const turnEvents = passOn({
-      error: (error) => {
-        // Torn down first, so the abort reaches no provider or tool that could still answer it with an event.
-        turnEvents.unsubscribe();
-        deferred(() => {
+    return start(run).pipe(
+      // Flat stack by construction: a step that comes up while another is projected waits for it.
+      expandSteps(isStep, (step) => phase(run, step)),
+      tap((event) => run.observe(event)),
+      catchError((error: unknown) =>
+        defer(() => {
           if (!controller.signal.aborted && !run.state.ended) controller.abort(error);
           return failure(run, error);
-        }).subscribe(passOn());
-      },
-    });
-    turns(run).subscribe(turnEvents);
+        }),
+      ),
+      finalize(() => {
+        deadline?.unsubscribe();
+        run.stopQueues();
+      }),
+    );
   });
+}
+
+/** The phase a step starts (see `steps.ts`). */
+function phase(run: Run, step: Step): Observable<Phase> {
+  if (step instanceof NextTurn) return openTurn(run, step);
+  if (step instanceof Request) return respond(run, step);
+  return finishTurn(run, step as FinishTurn);
 }
 
 /**
@@ -237,56 +223,16 @@ function runDeadline(run: Run, controller: AbortController): Subscription | unde
   });
 }
 
-/**
- * The turns as a trampolined `expand` (SPEC L4). Only {@link NextTurn} steps go through
- * `expand`; events leave by the side, straight to the run's `deliver`: rxjs's `expand` projects
- * every value it emits, so each streamed event would cost an inner subscription and its teardown.
- * The Observable itself only completes or errors.
- */
-function turns(run: Run): Observable<never> {
-  return new Observable<never>((subscriber) => {
-    // Without `emit` the run observes each event here, on its way out (with `emit`, the emitter does).
-    const observing = !run.emitter.waits;
-    const out = run.input.deliver;
-    run.sink = observing
-      ? (event) => {
-          run.observe(event);
-          out(event);
-        }
-      : out;
-    const nextTurns = (source: Observable<Step>): Observable<NextTurn> =>
-      source.pipe(
-        filter((step): step is NextTurn => {
-          if (step instanceof NextTurn) return true;
-          if (observing) run.observe(step);
-          out(step);
-          return false;
-        }),
-      );
-    // `subscriber` itself, not an observer object: linked from the first event, so a consumer
-    // leaving inside a synchronous run stops it there (no tool or provider call after that).
-    nextTurns(start(run))
-      .pipe(
-        expand((next) => trampolined(nextTurns(turn(run, next)))),
-        ignoreElements(),
-      )
-      .subscribe(subscriber);
-  });
-}
-
 /** `agent_start`, `turn_start`, the prompts, then the first steering poll (SPEC L7). */
-function start(run: Run): Observable<Step> {
+function start(run: Run): Observable<Phase> {
   const { prompts, skipInitialSteeringPoll, resume } = run.input;
-  if (resume) return run.emitter.allThen([{ type: "agent_start" }, { type: "turn_start" }], () => resumeTurn(run, resume));
+  const opening = run.emitter.all([{ type: "agent_start" }, { type: "turn_start" }]);
+  if (resume) return concat(opening, resumeTurn(run, resume));
   // Copied now: the caller may reuse its array while agent_start's listeners are still settling.
-  const opening = prompts?.slice();
+  const prompted = prompts?.slice();
   // Waiting from now on, so that a failure before they are appended still commits them; the
   // append replaces this list with its own.
-  if (opening) run.waiting = opening;
-  const first = (pending: AgentMessage[]): Observable<Step> => just(new NextTurn(pending, undefined));
-  return sequence(
-    run.emitter.all([{ type: "agent_start" }, { type: "turn_start" }]),
-    opening ? appendMessages(run, opening) : EMPTY,
-    skipInitialSteeringPoll ? first([]) : poll(run, run.steering, first),
-  );
+  if (prompted) run.waiting = prompted;
+  const first = skipInitialSteeringPoll ? of(new NextTurn([], undefined)) : run.poll(run.steering).pipe(map((pending) => new NextTurn(pending, undefined)));
+  return concat(opening, prompted ? appendMessages(run, prompted) : EMPTY, first);
 }

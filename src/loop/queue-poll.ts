@@ -4,13 +4,12 @@
  *
  * @module
  */
-import { isObservable, map, type Observable, type Subscription } from "rxjs";
-import { deferred } from "../rx/deferred.js";
+import { defer, isObservable, map, type Observable, of, type Subscription } from "rxjs";
 import type { AgentMessage } from "../model/types.js";
-import { andThen, maybeAsync, type MaybeAsync } from "../rx/maybe-async.js";
+import type { MaybeAsync } from "../rx/maybe-async.js";
+import { fromHook } from "../rx/from-hook.js";
 import type { QueueMode } from "./loop-config.js";
 import { MessageQueue } from "./message-queue.js";
-import type { Run } from "./run.js";
 
 /** A hook's list of messages: `undefined` and `null` are none; anything but an array is a clear error. */
 export function messagesOrNone(value: unknown, hook: string): AgentMessage[] {
@@ -58,18 +57,20 @@ export class QueuePoll {
     return this.buffer !== undefined && this.buffer.size > 0;
   }
 
-  /** What one poll takes: a plain array when the callback returns one or the stream is buffered (SPEC L12). */
-  take(): AgentMessage[] | Observable<AgentMessage[]> {
-    if (this.buffer) {
-      if (this.failure) throw this.failure.error;
-      return this.buffer.drain();
-    }
-    const callback = this.callback;
-    if (!callback) return [];
-    const polled = maybeAsync(callback, "error");
-    return isObservable(polled)
-      ? (polled as Observable<unknown>).pipe(map((value) => messagesOrNone(value, this.callbackName)))
-      : messagesOrNone(polled, this.callbackName);
+  /**
+   * What one poll takes, on subscription: synchronous when the callback returns an array or the
+   * stream is buffered (SPEC L12). A stream's error fails the poll.
+   */
+  take(): Observable<AgentMessage[]> {
+    return defer(() => {
+      if (this.buffer) {
+        if (this.failure) throw this.failure.error;
+        return of(this.buffer.drain());
+      }
+      const callback = this.callback;
+      if (!callback) return of([]);
+      return fromHook<unknown>(callback).pipe(map((value) => messagesOrNone(value, this.callbackName)));
+    });
   }
 }
 
@@ -79,12 +80,4 @@ export function assertOneQueueSource(callback: unknown, stream: unknown, callbac
     throw new TypeError(`Give ${callbackName} or ${streamName}, not both: a run takes each queue from one source.`);
   }
   if (stream !== undefined && !isObservable(stream)) throw new TypeError(`${streamName} must be an Observable of messages.`);
-}
-
-/**
- * Polls `queue` and goes on with what it took, which now waits for its turn (see `Run.waiting`).
- * Synchronous when the poll is (SPEC L12).
- */
-export function poll<T>(run: Run, queue: QueuePoll, then: (messages: AgentMessage[]) => Observable<T>): Observable<T> {
-  return deferred(() => andThen(queue.take(), (messages) => then(run.took(messages))));
 }

@@ -32,8 +32,8 @@ export interface RunControl {
   budget(limits: RunLimits | undefined): CallBudget | undefined;
   /** The run limit reached before one more request, if any. @internal */
   requestLimit(limits: RunLimits, turns: number, usage: Usage): LimitReached | undefined;
-  /** A prepared call through the call limits, its concurrency key and its approval rule; a value unless it waits. @internal */
-  admit(prepared: PreparedToolCall, env: ToolCallEnvironment): ToolCallPreparation | Observable<ToolCallPreparation>;
+  /** A prepared call through the call limits, its concurrency key and its approval rule; synchronous unless it waits. @internal */
+  admit(prepared: PreparedToolCall, env: ToolCallEnvironment): Observable<ToolCallPreparation>;
   /** A call `beforeToolCall` asked a human for. @internal */
   needingApproval(prepared: PreparedToolCall, env: ToolCallEnvironment): ToolCallPreparation;
   /** Waits for the call's approval, then `run`s it, or `complete`s it with the refusal. @internal */

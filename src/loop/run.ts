@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Observable } from "rxjs";
+import { map, type Observable } from "rxjs";
 import type { AssistantMessage, StreamFn, StreamOptions, ThinkingLevel, ToolCall, ToolResultMessage } from "../model/messages.js";
 import { IncrementalLlmMessages } from "../model/llm-context.js";
 import { unwatched, WatchedTranscript } from "../model/watched-transcript.js";
@@ -23,7 +23,7 @@ import { initialRunState, reduceRunState, repeatsUpdate, resumedRunState, type R
 import type { ToolCallOutcome } from "../tools/tool-types.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
 import { assertToolSet } from "../tools/tool-set.js";
-import type { OneAtATime } from "../rx/one-at-a-time.js";
+import type { OneAtATime } from "../engine/one-at-a-time.js";
 
 /** Input of `runAgentLoop`. */
 export interface AgentLoopRun {
@@ -58,12 +58,6 @@ export interface ValidatedLoopRun extends AgentLoopRun {
   /** Approvals, limits and scheduling (SPEC R1–R3); absent, the run has none of them. */
   control?: RunControl;
   /**
-   * Where the run's events go instead of its subscriber, at the same moment, past the operators
-   * between the turn and the subscriber (the per-delta path of the Agent's run). The run's
-   * Observable then emits none: it only completes or errors.
-   */
-  deliver?: (event: AgentEvent) => void;
-  /**
    * The turn the run's events are told in (with `emit`): the Agent calls its later listeners in
    * it too, so none of them is called from inside its own call.
    */
@@ -74,11 +68,6 @@ export interface ValidatedLoopRun extends AgentLoopRun {
    * Internal: no event of the public union.
    */
   executing?: (toolCall: ToolCall) => void | Observable<unknown>;
-}
-
-/** A run as it runs: where its turns' events go out is decided. */
-export interface LaunchedLoopRun extends ValidatedLoopRun {
-  deliver: (event: AgentEvent) => void;
 }
 
 
@@ -122,12 +111,6 @@ export class Run {
    * failure commits them: a polled steering or follow-up message is never dropped.
    */
   waiting: AgentMessage[] = [];
-  /**
-   * Where streamed `message_update` events go: straight to the run's `deliver`, past the turn's
-   * operators (about a third of the per-delta time). The response waits on `emit` itself before
-   * each one (SPEC L11), so the order is the same as through the operators.
-   */
-  sink: ((event: AgentEvent) => void) | undefined;
   /** What this run's assistant messages used (SPEC R5). */
   readonly usage: Usage = emptyUsage();
   /** Model requests made so far (SPEC R2). */
@@ -140,7 +123,7 @@ export class Run {
   cancellation: CallCancellation[] | undefined;
 
   constructor(
-    readonly input: LaunchedLoopRun,
+    readonly input: ValidatedLoopRun,
     readonly signal: AbortSignal,
   ) {
     const { config } = input;
@@ -150,18 +133,7 @@ export class Run {
     this.streamOptions = streamOptionsOf(config);
     const scheduler = config.scheduler;
     this.now = scheduler ? () => scheduler.now() : Date.now;
-    const emit = input.emit;
-    this.emitter = new Emitter(
-      emit
-        ? (event) => {
-            this.observe(event);
-            return emit(event);
-          }
-        : undefined,
-      "error",
-      input.turn,
-      input.executing,
-    );
+    this.emitter = new Emitter(input.emit, "error", input.turn, input.executing);
     this.steering = new QueuePoll("getSteeringMessages", config.getSteeringMessages, config.steering$, config.steeringMode);
     this.followUp = new QueuePoll("getFollowUpMessages", config.getFollowUpMessages, config.followUp$, config.followUpMode);
     this.steering.start();
@@ -218,6 +190,11 @@ export class Run {
   took(messages: AgentMessage[]): AgentMessage[] {
     this.waiting.push(...messages);
     return messages;
+  }
+
+  /** One poll of `queue`: what it took now waits for its turn. Synchronous when the poll is (SPEC L12). */
+  poll(queue: QueuePoll): Observable<AgentMessage[]> {
+    return queue.take().pipe(map((messages) => this.took(messages)));
   }
 
   /** Replacements from `prepareRequest` or `prepareNextTurn`, for this and later requests. */

@@ -1,38 +1,38 @@
 /**
- * One turn of the loop (SPEC L3): an assistant message and all its tool results. Read it like
- * the pseudo-code; each phase hands its result to the next:
+ * One turn of the loop (SPEC L3): an assistant message and all its tool results. Each phase is
+ * an Observable that ends with the step to take next (`steps.ts`):
  *
  * ```text
- * [not first] prepareNextTurn → steering poll if nothing is pending → turn_start
- * pending messages (tool changes declared) → prepareRequest → transformContext → convertToLlm
- *   → getApiKey → provider → final message
- *   error | aborted → hard exit (turn-end.ts)
- *   else the tool calls (a length stop fails them all) → finishTurn (turn-end.ts)
+ * openTurn:  [not first] prepareNextTurn → steering poll if nothing is pending → turn_start
+ *            pending messages (tool changes declared) → prepareRequest → transformContext
+ *            → convertToLlm → getApiKey → Request
+ * respond:   the provider's message events → error | aborted: FinishTurn (hard exit)
+ *            else the tool calls (a length stop fails them all) → FinishTurn (turn-end.ts)
  * ```
  *
  * @module
  */
-import { EMPTY, type Observable } from "rxjs";
-import { deferred } from "../rx/deferred.js";
-import { followedBy } from "../rx/sequence.js";
+import { concat, concatMap, defer, EMPTY, map, type Observable, of, tap } from "rxjs";
 import type { AssistantMessage, Message, StreamOptions, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import { unwatched } from "../model/watched-transcript.js";
-import { andThen, maybeAsync } from "../rx/maybe-async.js";
-import { continueWith } from "../rx/continue-with.js";
+import { fromHook } from "../rx/from-hook.js";
+import { continueWithLast } from "../rx/continue-with-last.js";
 import { streamAssistantResponse } from "../stream/assistant-stream.js";
 import type { ToolCallEnvironment } from "../tools/prepare-tool-call.js";
-import { executeToolBatch, failTruncatedToolCalls, type ToolBatchResult } from "../tools/tool-batch.js";
+import { executeToolBatch, failTruncatedToolCalls, ToolBatchResult } from "../tools/tool-batch.js";
 import type { AgentTurnContext } from "./loop-config.js";
-import { messagesOrNone, poll } from "./queue-poll.js";
+import { messagesOrNone } from "./queue-poll.js";
 import { resultsAfter, type ResumedTurn, type Run } from "./run.js";
-import { NextTurn, type Step } from "./next-turn.js";
-import { finishTurn, hardExit } from "./turn-end.js";
+import { FinishTurn, type NextTurn, type Phase, Request } from "./steps.js";
 
-/** One turn. Ends with the next turn's {@link NextTurn} or with `agent_end`. */
-export function turn(run: Run, next: NextTurn): Observable<Step> {
-  const open = (messages: AgentMessage[]): Observable<Step> => followedBy(appendMessages(run, messages), () => request(run));
-  return next.lastTurn ? betweenTurns(run, next.lastTurn, next.pending, open) : open(next.pending);
+/** A turn up to its request: its opening events, its pending messages, the request hooks. */
+export function openTurn(run: Run, next: NextTurn): Observable<Phase> {
+  const { lastTurn, pending } = next;
+  if (!lastTurn) return concat(appendMessages(run, pending), request(run));
+  return beforeNextTurn(run, lastTurn, pending).pipe(
+    concatMap((messages) => concat(run.emitter.one({ type: "turn_start" }), appendMessages(run, messages), request(run))),
+  );
 }
 
 /**
@@ -40,7 +40,7 @@ export function turn(run: Run, next: NextTurn): Observable<Step> {
  * gets its start and end events (its end commits it).
  */
 export function appendMessages(run: Run, messages: readonly AgentMessage[]): Observable<AgentEvent> {
-  return deferred(() => {
+  return defer(() => {
     const declared = run.declarations.declare(run.transcript(), messages, run.context.tools ?? [], run.now(), run.writes);
     if (declared.length === 0) return EMPTY;
     // What is waiting now is exactly these messages, as declared (a system message may be rewritten).
@@ -51,86 +51,97 @@ export function appendMessages(run: Run, messages: readonly AgentMessage[]): Obs
   });
 }
 
-/** Between turns: `prepareNextTurn`, one more steering poll if nothing is pending (SPEC L7), `turn_start`. */
-function betweenTurns(run: Run, lastTurn: AgentTurnContext, pending: AgentMessage[], then: (messages: AgentMessage[]) => Observable<Step>): Observable<Step> {
-  const opened = (prepared: AgentMessage[]): Observable<Step> => {
-    const start = (queued: AgentMessage[]): Observable<Step> =>
-      run.emitter.oneThen({ type: "turn_start" }, () => then([...prepared, ...queued]));
-    return pending.length === 0 ? poll(run, run.steering, start) : start(pending);
-  };
+/** Between turns: `prepareNextTurn`, then one more steering poll if nothing is pending (SPEC L7). */
+function beforeNextTurn(run: Run, lastTurn: AgentTurnContext, pending: AgentMessage[]): Observable<AgentMessage[]> {
   const hook = run.config.prepareNextTurn;
-  if (!hook) return opened([]);
-  return deferred(() =>
-    andThen(maybeAsync(() => hook(lastTurn, run.signal), "error"), (update) => {
-      if (!update) return opened([]);
-      run.update(update);
-      return opened(run.took(messagesOrNone(update.messages, "prepareNextTurn messages")));
-    }),
-  );
+  const prepared = hook
+    ? fromHook(() => hook(lastTurn, run.signal)).pipe(
+        map((update) => {
+          if (!update) return [];
+          run.update(update);
+          return run.took(messagesOrNone(update.messages, "prepareNextTurn messages"));
+        }),
+      )
+    : of([]);
+  return prepared.pipe(concatMap((messages) => (pending.length === 0 ? run.poll(run.steering) : of(pending)).pipe(map((queued) => [...messages, ...queued]))));
 }
 
 /**
  * `prepareRequest` may replace the context, the model or the thinking level for this and later
- * requests. Tool changes are declared with each turn's pending messages (SPEC M5), so what it does
- * to the declarations shows from the next turn on, as in pi.
+ * requests; then transformContext → convertToLlm → getApiKey. Tool changes are declared with each
+ * turn's pending messages (SPEC M5), so what `prepareRequest` does to the declarations shows from
+ * the next turn on, as in pi.
  */
-function request(run: Run): Observable<Step> {
-  const hook = run.config.prepareRequest;
-  if (!hook) return respond(run);
-  const update = maybeAsync(() => hook({ context: run.context, model: run.config.model, thinkingLevel: run.thinkingLevel }, run.signal), "error");
-  return andThen(update, (changes) => {
-    if (changes) run.update(changes);
-    return respond(run);
+function request(run: Run): Observable<Request> {
+  const { prepareRequest } = run.config;
+  const prepared = prepareRequest
+    ? fromHook(() => prepareRequest({ context: run.context, model: run.config.model, thinkingLevel: run.thinkingLevel }, run.signal)).pipe(
+        tap((changes) => changes && run.update(changes)),
+      )
+    : of(undefined);
+  return prepared.pipe(
+    concatMap(() => llmMessages(run)),
+    concatMap((messages) => {
+      const { getApiKey, apiKey, model } = run.config;
+      const key = getApiKey ? fromHook(() => getApiKey(model.provider)) : of(undefined);
+      return key.pipe(map((found) => new Request(messages, found || apiKey)));
+    }),
+  );
+}
+
+/** transformContext → convertToLlm: the messages the provider gets. */
+function llmMessages(run: Run): Observable<Message[]> {
+  return defer(() => {
+    const { transformContext, convertToLlm } = run.config;
+    // Re-watched first if a hook put another array in `context.messages`: the view below is the current one (I2).
+    run.transcript();
+    const view = run.context.messages;
+    const transformed = transformContext ? fromHook(() => transformContext(view, run.signal)) : of(view);
+    return transformed.pipe(
+      concatMap((messages) => {
+        if (!Array.isArray(messages)) throw new TypeError(`transformContext must return an array of messages, got ${typeof messages}.`);
+        // The default conversion reads the transcript itself; a hook's own array as it is (I2).
+        return convertToLlm ? fromHook(() => convertToLlm(messages)) : of(run.llmMessages.convert(unwatched(messages), run.writes));
+      }),
+      tap((converted) => {
+        if (!Array.isArray(converted)) throw new TypeError(`convertToLlm must return an array of messages, got ${typeof converted}.`);
+      }),
+    );
   });
 }
 
-/** transformContext → convertToLlm → getApiKey → the provider. */
-function respond(run: Run): Observable<Step> {
-  const { config } = run;
-  const { transformContext, convertToLlm, getApiKey } = config;
-  // Re-watched first if a hook put another array in `context.messages`: the view below is the current one (I2).
-  run.transcript();
-  const view = run.context.messages;
-  const transformed = transformContext ? maybeAsync(() => transformContext(view, run.signal), "error") : view;
-  return andThen(transformed, (messages) => {
-    if (!Array.isArray(messages)) throw new TypeError(`transformContext must return an array of messages, got ${typeof messages}.`);
-    // The default conversion reads the transcript itself; a hook's own array as it is (I2).
-    const converted = convertToLlm ? maybeAsync(() => convertToLlm(messages), "error") : run.llmMessages.convert(unwatched(messages), run.writes);
-    return andThen(converted, (llmMessages) => {
-      if (!Array.isArray(llmMessages)) throw new TypeError(`convertToLlm must return an array of messages, got ${typeof llmMessages}.`);
-      const apiKey = getApiKey ? maybeAsync(() => getApiKey(config.model.provider), "error") : undefined;
-      return andThen(apiKey, (key) => streamResponse(run, llmMessages, key || config.apiKey));
-    });
+/**
+ * The provider's response as message events; then, with its final message, the turn's end (an
+ * error or aborted response ends the run, SPEC L6) or its tool calls.
+ */
+export function respond(run: Run, request: Request): Observable<Phase> {
+  return defer(() => {
+    run.turns++;
+    const options: StreamOptions & { signal: AbortSignal } = { ...run.streamOptions, signal: run.signal };
+    if (request.apiKey !== undefined) options.apiKey = request.apiKey;
+    const response = streamAssistantResponse({ model: run.config.model, messages: request.messages, options, streamFn: run.input.streamFn, now: run.now, wait: run.emitter.wait });
+    // The response always ends with `message_end` and its final message.
+    return response.pipe(continueWithLast((end) => afterResponse(run, (end as { message: AssistantMessage }).message)));
   });
 }
 
-/** The provider's response as message events; the turn goes on with its final message. */
-function streamResponse(run: Run, messages: Message[], apiKey: string | undefined): Observable<Step> {
-  run.turns++;
-  const options: StreamOptions & { signal: AbortSignal } = { ...run.streamOptions, signal: run.signal };
-  if (apiKey !== undefined) options.apiKey = apiKey;
-  // The response waits on the emitter itself, so its updates can take the short path to the subscriber.
-  const response = streamAssistantResponse({ model: run.config.model, messages, options, streamFn: run.input.streamFn, now: run.now, onUpdate: run.sink, wait: run.emitter.wait });
-  // The response always ends with `message_end` and its final message.
-  return response.pipe(continueWith((end) => afterResponse(run, (end as { message: AssistantMessage }).message)));
-}
-
-/** An error or aborted response ends the run (SPEC L6); any other runs its tool calls. */
-function afterResponse(run: Run, message: AssistantMessage): Observable<Step> {
-  if (message.stopReason === "error" || message.stopReason === "aborted") return hardExit(run, message);
+function afterResponse(run: Run, message: AssistantMessage): Observable<Phase> {
+  if (message.stopReason === "error" || message.stopReason === "aborted") return of(new FinishTurn(message, [], false, true));
   const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
-  if (calls.length === 0) return finishTurn(run, message, [], false);
-  return runToolCalls(run, message, calls, toolEnvironment(run, message), (batch) => finishTurn(run, message, batch.messages, !batch.terminate));
+  if (calls.length === 0) return of(new FinishTurn(message, [], false));
+  return toolCalls(run, message, calls, toolEnvironment(run, message)).pipe(
+    map((value) => (value instanceof ToolBatchResult ? new FinishTurn(message, value.messages, !value.terminate) : value)),
+  );
 }
 
 /**
  * The calls of `message`: none runs after a length stop (SPEC L9); else the batch, in its mode,
  * which the message's calls decide (`all`: a resumed turn runs only some of them).
  */
-function runToolCalls(run: Run, message: AssistantMessage, calls: readonly ToolCall[], env: ToolCallEnvironment, then: (batch: ToolBatchResult) => Observable<Step>, all: readonly ToolCall[] = calls): Observable<Step> {
-  if (message.stopReason === "length") return failTruncatedToolCalls(calls, env, run.emitter, then);
+function toolCalls(run: Run, message: AssistantMessage, calls: readonly ToolCall[], env: ToolCallEnvironment, all: readonly ToolCall[] = calls): Observable<AgentEvent | ToolBatchResult> {
+  if (message.stopReason === "length") return failTruncatedToolCalls(calls, env, run.emitter);
   const sequential = run.config.toolExecution === "sequential" || all.some((call) => env.tools.find((t) => t.name === call.name)?.executionMode === "sequential");
-  return executeToolBatch(calls, env, sequential, run.emitter, then);
+  return executeToolBatch(calls, env, sequential, run.emitter);
 }
 
 /**
@@ -138,28 +149,32 @@ function runToolCalls(run: Run, message: AssistantMessage, calls: readonly ToolC
  * get their settled outcome), then the turn ends as any other, with every result of the message
  * in its source order.
  */
-export function resumeTurn(run: Run, resume: ResumedTurn): Observable<Step> {
-  const { message, settled, terminated } = resume;
-  const answered = resultsAfter(run.transcript(), message);
-  const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
-  const open = calls.filter((call) => !answered.has(call.id));
-  const env = { ...toolEnvironment(run, message), settled };
-  return runToolCalls(run, message, open, env, (batch) => {
-    // The batch answers every open call, even an aborted one (SPEC L10), in the order of `open`:
-    // matched by place, not by id, so calls that share an id keep their own results.
-    let next = 0;
-    const messages = calls.map((call) => answered.get(call.id) ?? batch.messages[next++]!);
-    // The run stops only when every result of the message asked to, the earlier ones too (SPEC L6).
-    const terminate = (open.length === 0 || batch.terminate) && calls.every((call) => !answered.has(call.id) || terminated?.has(call.id) === true);
-    return finishTurn(run, message, messages, !terminate);
-  }, calls);
+export function resumeTurn(run: Run, resume: ResumedTurn): Observable<Phase> {
+  return defer(() => {
+    const { message, settled, terminated } = resume;
+    const answered = resultsAfter(run.transcript(), message);
+    const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
+    const open = calls.filter((call) => !answered.has(call.id));
+    const env = { ...toolEnvironment(run, message), settled };
+    return toolCalls(run, message, open, env, calls).pipe(
+      map((value) => {
+        if (!(value instanceof ToolBatchResult)) return value;
+        // The batch answers every open call, even an aborted one (SPEC L10), in the order of `open`:
+        // matched by place, not by id, so calls that share an id keep their own results.
+        let next = 0;
+        const messages = calls.map((call) => answered.get(call.id) ?? value.messages[next++]!);
+        // The run stops only when every result of the message asked to, the earlier ones too (SPEC L6).
+        const terminate = (open.length === 0 || value.terminate) && calls.every((call) => !answered.has(call.id) || terminated?.has(call.id) === true);
+        return new FinishTurn(message, messages, !terminate);
+      }),
+    );
+  });
 }
 
 function toolEnvironment(run: Run, message: AssistantMessage): ToolCallEnvironment {
   const { config } = run;
-  const tools = run.context.tools ?? [];
   return {
-    tools,
+    tools: run.context.tools ?? [],
     context: run.context,
     assistantMessage: message,
     signal: run.signal,

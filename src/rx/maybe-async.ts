@@ -5,9 +5,7 @@
  *
  * @module
  */
-import { isObservable, Observable, type Subscriber } from "rxjs";
-import { concatInPlace } from "./concat-in-place.js";
-import { just } from "./values.js";
+import { concatMap, isObservable, Observable, of, type Subscriber } from "rxjs";
 import { ignoreOutcome, promiseInVirtualRunError, stallsVirtualRun } from "./virtual-run.js";
 
 /**
@@ -179,7 +177,7 @@ function outcomeOf<T>(promise: PromiseLike<T>, onFailure: OnFailure<T>): Observa
  * ```
  */
 export function andThen<T, R>(settled: T | Observable<T>, next: (value: T) => Observable<R>): Observable<R> {
-  return isObservable(settled) ? (settled as Observable<T>).pipe(concatInPlace(next)) : next(settled as T);
+  return isObservable(settled) ? (settled as Observable<T>).pipe(concatMap(next)) : next(settled as T);
 }
 
 /**
@@ -195,9 +193,9 @@ export function andThen<T, R>(settled: T | Observable<T>, next: (value: T) => Ob
 export function andThenValue<T, R>(settled: T | Observable<T>, next: (value: T) => R | Observable<R>): R | Observable<R> {
   if (!isObservable(settled)) return next(settled as T);
   return (settled as Observable<T>).pipe(
-    concatInPlace((value) => {
+    concatMap((value) => {
       const result = next(value);
-      return isObservable(result) ? (result as Observable<R>) : just(result);
+      return isObservable(result) ? (result as Observable<R>) : of(result);
     }),
   );
 }

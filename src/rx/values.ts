@@ -7,8 +7,8 @@
  */
 import { Observable, type Subscriber } from "rxjs";
 import { InPlace, subscribeInPlace } from "./in-place.js";
-import { LinkedObserver } from "./linked-observer.js";
-import type { OneAtATime } from "./one-at-a-time.js";
+import { LinkedObserver } from "../engine/linked-observer.js";
+import type { OneAtATime } from "../engine/one-at-a-time.js";
 
 /** What an item waits for before the next one goes out: an Observable to wait on, or nothing. */
 export type WaitFor<T> = (item: T) => Observable<unknown> | undefined;

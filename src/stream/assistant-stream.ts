@@ -14,7 +14,7 @@ import { boundToolCalls } from "../model/tool-call-bounds.js";
 import type { AssistantMessage, AssistantMessageEvent, Message, Model, StreamFn, StreamOptions } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import { observeStreamFn, type StreamFnFailure, type StreamFnObserver } from "./stream-fn-call.js";
-import { WaitGate } from "../rx/wait-gate.js";
+import { WaitGate } from "../engine/wait-gate.js";
 
 /** One provider request. */
 export interface AssistantRequest {
@@ -24,14 +24,9 @@ export interface AssistantRequest {
   streamFn: StreamFn;
   now: () => number;
   /**
-   * Where `message_update` events go instead of the returned Observable: the loop's short path
-   * to its subscriber (start and end still come through here).
-   */
-  onUpdate?: (event: AgentEvent) => void;
-  /**
    * Called with each event before it goes out; the next event waits for what it returns (the
-   * `Agent`'s listeners, SPEC L11). The response does the waiting itself, so updates can take
-   * the short path and still keep their order with start and end.
+   * `Agent`'s listeners, SPEC L11). The response does the waiting itself (the per-delta path):
+   * no operator and no inner subscription per event.
    */
   wait?: (event: AgentEvent) => Observable<unknown> | undefined;
 }
@@ -104,14 +99,7 @@ class AssistantResponse implements StreamFnObserver {
   ) {
     this.signal = request.options.signal;
     const wait = request.wait;
-    if (wait) this.gate = new WaitGate(wait, subscriber, (event) => this.deliver(event));
-  }
-
-  /** An event out: updates by the short path when there is one, the rest to the subscriber. */
-  private deliver(event: AgentEvent): void {
-    const onUpdate = this.request.onUpdate;
-    if (onUpdate && event.type === "message_update") onUpdate(event);
-    else this.subscriber.next(event);
+    if (wait) this.gate = new WaitGate(wait, subscriber, (event) => subscriber.next(event));
   }
 
   /** An event out, through the gate when something waits on events. */
@@ -158,7 +146,6 @@ class AssistantResponse implements StreamFnObserver {
     if (isAssistantMessage(event.partial)) partial = this.partial = event.partial;
     const update: AgentEvent = { type: "message_update", message: partial, assistantMessageEvent: event };
     if (this.gate) this.gate.push(update);
-    else if (this.request.onUpdate) this.request.onUpdate(update);
     else this.subscriber.next(update);
   }
 

@@ -11,7 +11,7 @@ import { Observable, type Subscription, type Unsubscribable } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import type { AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../model/messages.js";
 import { fromAsyncIterable, isPlainAsyncIterable } from "../rx/from-async-iterable.js";
-import { type LinkedHandlers, LinkedObserver } from "../rx/linked-observer.js";
+import { type LinkedHandlers, LinkedObserver } from "../engine/linked-observer.js";
 import { fromInput } from "../rx/observable-input.js";
 import { isThenable } from "../rx/maybe-async.js";
 import { ignoreOutcome, insideTestSchedulerRun, promiseInVirtualRunError, stallsVirtualRun } from "../rx/virtual-run.js";

@@ -5,7 +5,7 @@
  * @module
  */
 import { Observable } from "rxjs";
-import { LinkedObserver } from "../rx/linked-observer.js";
+import { LinkedObserver } from "../engine/linked-observer.js";
 
 /**
  * Work waits, first come first served, for one of `size` slots; it holds the slot until it

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { concatMap, defer, from, groupBy, mergeMap, Observable } from "rxjs";
+import { concatMap, defer, from, groupBy, mergeMap, Observable, of } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import type { AgentEvent } from "../model/types.js";
 import type { Emitter } from "../loop/emitter.js";
@@ -18,19 +18,19 @@ import type { ToolCallOutcome } from "./tool-types.js";
 
 /**
  * A prepared call through the run's call limits, its tool's concurrency key and its approval rule
- * (SPEC R1–R3). A value unless an approval rule answers later (SPEC L12).
+ * (SPEC R1–R3). Synchronous unless an approval rule answers later (SPEC L12).
  */
-export function admitCall(prepared: PreparedToolCall, env: ToolCallEnvironment): ToolCallPreparation | Observable<ToolCallPreparation> {
+export function admitCall(prepared: PreparedToolCall, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
   const { toolCall, tool } = prepared;
   const refused = env.budget?.admit(toolCall, prepared.args);
-  if (refused !== undefined) return { kind: "immediate", outcome: errorOutcome(toolCall, refused) };
+  if (refused !== undefined) return of({ kind: "immediate", outcome: errorOutcome(toolCall, refused) });
   let keyed: PreparedToolCall = prepared;
   if (tool.concurrencyKey) {
     try {
       const key = tool.concurrencyKey(prepared.args);
       if (key !== undefined) keyed = { ...prepared, key: String(key) };
     } catch (error) {
-      return { kind: "immediate", outcome: errorOutcome(toolCall, `concurrencyKey of tool "${tool.name}" failed: ${describeError(error)}`) };
+      return of({ kind: "immediate", outcome: errorOutcome(toolCall, `concurrencyKey of tool "${tool.name}" failed: ${describeError(error)}`) });
     }
   }
   return withApprovalNeed(keyed, env);

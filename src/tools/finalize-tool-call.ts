@@ -3,11 +3,10 @@
  *
  * @module
  */
-import { type Observable } from "rxjs";
-import { deferred } from "../rx/deferred.js";
-import { just } from "../rx/values.js";
+import { map, type Observable, of } from "rxjs";
 import { describeError } from "../model/describe-error.js";
-import { andThen, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
+import { Failure } from "../rx/maybe-async.js";
+import { fromHook, orFailure } from "../rx/from-hook.js";
 import type { ToolExecutionNote } from "./execute-tool-call.js";
 import type { PreparedToolCall, ToolCallEnvironment } from "./prepare-tool-call.js";
 import { errorToolResult } from "./tool-result.js";
@@ -25,18 +24,16 @@ export function finalizeToolCall(prepared: PreparedToolCall, executed: ExecutedT
   const base: ToolCallOutcome = { toolCall: prepared.toolCall, result: executed.result, isError: executed.isError, durationMs: executed.durationMs };
   if (executed.cancellation !== undefined) base.cancellation = executed.cancellation;
   const { afterToolCall } = env;
-  if (!afterToolCall) return just(base);
-  return deferred(() => {
-    const override = maybeAsync<AfterToolCallResult | undefined | void | Failure>(
-      () =>
-        afterToolCall(
-          { assistantMessage: env.assistantMessage, toolCall: prepared.toolCall, args: prepared.args, result: executed.result, isError: executed.isError, context: env.context },
-          env.signal,
-        ),
-      asFailure,
-    );
-    return andThen(override, (answer) => just(applyOverride(base, answer)));
-  });
+  if (!afterToolCall) return of(base);
+  return fromHook(() =>
+    afterToolCall(
+      { assistantMessage: env.assistantMessage, toolCall: prepared.toolCall, args: prepared.args, result: executed.result, isError: executed.isError, context: env.context },
+      env.signal,
+    ),
+  ).pipe(
+    orFailure(),
+    map((answer) => applyOverride(base, answer)),
+  );
 }
 
 function applyOverride(base: ToolCallOutcome, override: AfterToolCallResult | undefined | void | Failure): ToolCallOutcome {

@@ -5,11 +5,12 @@
  *
  * @module
  */
-import { isObservable, map, type Observable, type SchedulerLike } from "rxjs";
+import { defer, map, type Observable, of, type SchedulerLike } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import type { AssistantMessage, ToolCall } from "../model/messages.js";
 import type { AgentContext } from "../model/types.js";
-import { asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
+import { Failure } from "../rx/maybe-async.js";
+import { fromHook, orFailure } from "../rx/from-hook.js";
 import { ABORTED_TOOL_TEXT, errorToolResult } from "./tool-result.js";
 import type { CallBudget } from "./call-budget.js";
 import type { RunControl } from "../loop/run-control-port.js";
@@ -74,37 +75,41 @@ export function notStarted(toolCall: ToolCall): ToolCallOutcome {
 }
 
 /**
- * Everything before execution, in order, done when called: the preparation itself when
- * `beforeToolCall` is absent or returns a plain value (SPEC L12: nothing subscribed), else an
- * Observable of it once the hook settled.
+ * Everything before execution, in order, on subscription: synchronous when `beforeToolCall` is
+ * absent or returns a plain value (SPEC L12), else once the hook settled.
+ *
+ * ```text
+ * beforeToolCall answers at 2:  --(p|)   (p: the preparation)
+ * ```
  *
  * @example
  * ```ts
- * andThen(prepareToolCall(call, env), (preparation) => (preparation.kind === "prepared" ? run(preparation) : report(preparation.outcome)));
+ * prepareToolCall(call, env).pipe(concatMap((preparation) => (preparation.kind === "prepared" ? run(preparation) : report(preparation.outcome))));
  * ```
  */
-export function prepareToolCall(toolCall: ToolCall, env: ToolCallEnvironment): ToolCallPreparation | Observable<ToolCallPreparation> {
-  if (env.signal.aborted) return { kind: "immediate", outcome: notStarted(toolCall) };
-  const tool = env.tools.find((candidate) => candidate.name === toolCall.name);
-  if (!tool) {
-    const available = env.tools.map((t) => t.name).join(", ") || "none";
-    return immediate(toolCall, `Tool "${toolCall.name}" not found. Available tools: ${available}.`);
-  }
-  let args: unknown;
-  try {
-    const prepared = tool.prepareArguments ? { ...toolCall, arguments: tool.prepareArguments(toolCall.arguments) as ToolCall["arguments"] } : toolCall;
-    args = checkToolArguments(tool.name, tool.parameters, prepared, tool.validator ?? env.validator);
-  } catch (error) {
-    return immediate(toolCall, describeError(error));
-  }
-  const ready: PreparedToolCall = { kind: "prepared", toolCall, tool, args };
-  const { beforeToolCall } = env;
-  if (!beforeToolCall) return ready;
-  const decision = maybeAsync<BeforeToolCallResult | undefined | void | Failure>(
-    () => beforeToolCall({ assistantMessage: env.assistantMessage, toolCall, args, context: env.context }, env.signal),
-    asFailure,
-  );
-  return isObservable(decision) ? decision.pipe(map((decided) => decide(ready, decided, env))) : decide(ready, decision, env);
+export function prepareToolCall(toolCall: ToolCall, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
+  return defer(() => {
+    if (env.signal.aborted) return of<ToolCallPreparation>({ kind: "immediate", outcome: notStarted(toolCall) });
+    const tool = env.tools.find((candidate) => candidate.name === toolCall.name);
+    if (!tool) {
+      const available = env.tools.map((t) => t.name).join(", ") || "none";
+      return of(immediate(toolCall, `Tool "${toolCall.name}" not found. Available tools: ${available}.`));
+    }
+    let args: unknown;
+    try {
+      const prepared = tool.prepareArguments ? { ...toolCall, arguments: tool.prepareArguments(toolCall.arguments) as ToolCall["arguments"] } : toolCall;
+      args = checkToolArguments(tool.name, tool.parameters, prepared, tool.validator ?? env.validator);
+    } catch (error) {
+      return of(immediate(toolCall, describeError(error)));
+    }
+    const ready: PreparedToolCall = { kind: "prepared", toolCall, tool, args };
+    const { beforeToolCall } = env;
+    if (!beforeToolCall) return of<ToolCallPreparation>(ready);
+    return fromHook(() => beforeToolCall({ assistantMessage: env.assistantMessage, toolCall, args, context: env.context }, env.signal)).pipe(
+      orFailure(),
+      map((decided) => decide(ready, decided, env)),
+    );
+  });
 }
 
 /** What `beforeToolCall` decided, checked against the abort that may have come meanwhile. */

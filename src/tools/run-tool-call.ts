@@ -3,10 +3,7 @@
  *
  * @module
  */
-import { EMPTY, isObservable, type Observable } from "rxjs";
-import { concatInPlace } from "../rx/concat-in-place.js";
-import { deferred } from "../rx/deferred.js";
-import { just } from "../rx/values.js";
+import { concatMap, EMPTY, type Observable, of } from "rxjs";
 import type { AssistantMessage, ToolCall } from "../model/messages.js";
 import type { AgentContext } from "../model/types.js";
 import { executeToolCall } from "./execute-tool-call.js";
@@ -53,14 +50,11 @@ export function runToolCall(toolCall: ToolCall, options: RunToolCallOptions): Ob
 export function runToolCallWith(toolCall: ToolCall, options: RunToolCallOptions, defaultValidator: ArgumentValidator | undefined): Observable<ToolCallOutcome> {
   const validator = validatorFor(options.tools, options.validator ?? defaultValidator);
   const env: ToolCallEnvironment = { ...options, validator, signal: options.signal ?? new AbortController().signal, now: options.now ?? Date.now };
-  return deferred(() => {
-    const preparation = prepareToolCall(toolCall, env);
-    return isObservable(preparation) ? preparation : just(preparation);
-  }).pipe(
-    concatInPlace((preparation) => {
-      if (preparation.kind === "immediate") return just(preparation.outcome);
+  return prepareToolCall(toolCall, env).pipe(
+    concatMap((preparation) => {
+      if (preparation.kind === "immediate") return of(preparation.outcome);
       return executeToolCall(preparation, env).pipe(
-        concatInPlace((note) => {
+        concatMap((note) => {
           if (note.type === "result") return finalizeToolCall(preparation, note, env);
           options.onUpdate?.(note.partialResult);
           return EMPTY;

@@ -5,11 +5,12 @@
  *
  * @module
  */
-import { defer, Observable } from "rxjs";
+import { concat, concatMap, defer, map, type Observable, of } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import type { ToolCall } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
-import { andThen, andThenValue, asFailure, Failure, maybeAsync } from "../rx/maybe-async.js";
+import { Failure } from "../rx/maybe-async.js";
+import { fromHook, orFailure } from "../rx/from-hook.js";
 import { untilAborted } from "./until-aborted.js";
 import type { Emitter } from "../loop/emitter.js";
 import { noApprover, notStarted, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
@@ -18,19 +19,20 @@ import type { ToolApprovalDecision, ToolCallOutcome } from "./tool-types.js";
 import { checkToolArguments } from "./validation.js";
 
 /** The prepared call, marked when its tool's `needsApproval` asks for a human (or an error result when that check failed). */
-export function withApprovalNeed(prepared: PreparedToolCall, env: ToolCallEnvironment): ToolCallPreparation | Observable<ToolCallPreparation> {
+export function withApprovalNeed(prepared: PreparedToolCall, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
   const rule = prepared.tool.needsApproval;
-  if (prepared.approval) return needingApproval(prepared, env);
-  if (rule === undefined || rule === false) return prepared;
-  if (rule === true) return needingApproval(prepared, env);
+  if (prepared.approval || rule === true) return of(needingApproval(prepared, env));
+  if (rule === undefined || rule === false) return of(prepared);
   const { toolCall } = prepared;
-  const needed = maybeAsync<boolean | Failure>(() => rule(prepared.args, { toolCall, assistantMessage: env.assistantMessage, context: env.context, signal: env.signal }), asFailure);
+  const needed = fromHook(() => rule(prepared.args, { toolCall, assistantMessage: env.assistantMessage, context: env.context, signal: env.signal })).pipe(orFailure());
   // A rule that answers later is not waited for past an abort (`undefined` then).
-  return andThenValue(needed instanceof Observable ? untilAborted(needed, env.signal) : needed, (answer): ToolCallPreparation => {
-    if (answer instanceof Failure) return { kind: "immediate", outcome: errorOutcome(toolCall, `needsApproval of tool "${toolCall.name}" failed: ${describeError(answer.error)}`) };
-    if (env.signal.aborted) return { kind: "immediate", outcome: notStarted(toolCall) };
-    return answer === true ? needingApproval(prepared, env) : prepared;
-  });
+  return untilAborted(needed, env.signal).pipe(
+    map((answer): ToolCallPreparation => {
+      if (answer instanceof Failure) return { kind: "immediate", outcome: errorOutcome(toolCall, `needsApproval of tool "${toolCall.name}" failed: ${describeError(answer.error)}`) };
+      if (env.signal.aborted) return { kind: "immediate", outcome: notStarted(toolCall) };
+      return answer === true ? needingApproval(prepared, env) : prepared;
+    }),
+  );
 }
 
 /**
@@ -77,9 +79,8 @@ export function awaitApproval(
   const ask = env.requestApproval!;
   if (env.signal.aborted) return answered(prepared, undefined, env, emitter, go, decided);
   const request = { toolCallId: toolCall.id, toolName: toolCall.name, args: prepared.args };
-  const answer = maybeAsync<Answer>(() => ask(request, env.signal), asFailure);
-  if (!(answer instanceof Observable)) return answered(prepared, answer, env, emitter, go, decided);
-  return andThen(untilAborted(answer, env.signal), (settled) => answered(prepared, settled, env, emitter, go, decided));
+  const answer = fromHook<Answer>(() => ask(request, env.signal)).pipe(orFailure());
+  return untilAborted(answer, env.signal).pipe(concatMap((settled) => answered(prepared, settled, env, emitter, go, decided)));
 }
 
 function answered(
@@ -97,7 +98,7 @@ function answered(
     if (args !== undefined) event.args = args;
     return event;
   };
-  const then = (event: AgentEvent, next: () => Observable<AgentEvent>): Observable<AgentEvent> => emitter.oneThen(event, next);
+  const then = (event: AgentEvent, next: () => Observable<AgentEvent>): Observable<AgentEvent> => concat(emitter.one(event), defer(next));
   // An abort wins over any answer but a failure, also over one that came with it (an approver that aborts the run and approves).
   if (env.signal.aborted && !(answer instanceof Failure)) return then(end(false, "aborted"), () => decided(notStarted(toolCall)));
   if (answer instanceof Failure) return then(end(false, "requestApproval failed"), () => decided(errorOutcome(toolCall, `requestApproval failed: ${describeError(answer.error)}`)));

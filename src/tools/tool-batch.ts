@@ -1,19 +1,15 @@
 /**
  * The tool calls of one assistant message (SPEC T4, L9, L10).
  *
- * Parallel (the loop's default): preflight in source order with `concatMap`, then the allowed calls
- * run together with `mergeMap`, so `tool_execution_end` arrives in completion order; the
- * tool-result messages follow in the assistant's source order. Sequential: each call is
- * prepared, run and finished before the next starts. Either way the batch hands its result —
- * one message per call, in source order — to the continuation once every call is answered.
+ * Parallel (the loop's default): preflight in source order with `concatMap`, then the allowed
+ * calls run together with `mergeMap`, so `tool_execution_end` arrives in completion order; the
+ * tool-result messages follow in the assistant's source order (`concatMap`). Sequential: each
+ * call is prepared, run and finished before the next starts (`concatMap`). Either way the batch
+ * ends with its {@link ToolBatchResult}: one message per call, in source order.
  *
  * @module
  */
-import { EMPTY, type Observable } from "rxjs";
-import { concatInPlace } from "../rx/concat-in-place.js";
-import { deferred } from "../rx/deferred.js";
-import { andThen, andThenValue } from "../rx/maybe-async.js";
-import { concatEach, followedBy, mergeEach, sequence } from "../rx/sequence.js";
+import { concat, concatMap, defer, EMPTY, from, ignoreElements, mergeMap, type Observable, of } from "rxjs";
 import type { ToolCall, ToolResultMessage } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import type { Emitter } from "../loop/emitter.js";
@@ -24,16 +20,15 @@ import { approvalRequestEvent } from "./tool-approval.js";
 import { errorOutcome, toolResultMessage, truncatedToolCallText } from "./tool-result.js";
 import type { ToolCallOutcome } from "./tool-types.js";
 
-/** What a finished batch leaves behind. */
-export interface ToolBatchResult {
-  /** One result message per call, in source order. */
-  readonly messages: ToolResultMessage[];
-  /** True when every result asked the loop to stop (SPEC L6). */
-  readonly terminate: boolean;
+/** What a finished batch leaves behind: the last value of a batch, after its events. */
+export class ToolBatchResult {
+  constructor(
+    /** One result message per call, in source order. */
+    readonly messages: ToolResultMessage[],
+    /** True when every result asked the loop to stop (SPEC L6). */
+    readonly terminate: boolean,
+  ) {}
 }
-
-/** Goes on once the batch is done. */
-export type AfterBatch<T> = (batch: ToolBatchResult) => Observable<T>;
 
 function startEvent(call: ToolCall): AgentEvent {
   return { type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments };
@@ -52,7 +47,8 @@ function endEvent(outcome: ToolCallOutcome): AgentEvent {
   return event;
 }
 
-function resultMessageEvents(emitter: Emitter, message: ToolResultMessage): Observable<AgentEvent> {
+/** `message_start` and `message_end` of a call's result message. */
+function reported(emitter: Emitter, message: ToolResultMessage): Observable<AgentEvent> {
   return emitter.all([
     { type: "message_start", message },
     { type: "message_end", message },
@@ -60,29 +56,33 @@ function resultMessageEvents(emitter: Emitter, message: ToolResultMessage): Obse
 }
 
 function batchResult(messages: ToolResultMessage[], outcomes: readonly ToolCallOutcome[]): ToolBatchResult {
-  return { messages, terminate: outcomes.length > 0 && outcomes.every((o) => o.result.terminate === true) };
+  return new ToolBatchResult(messages, outcomes.length > 0 && outcomes.every((o) => o.result.terminate === true));
 }
 
-/** Executes a prepared call (exported for run control's scheduling): its updates, then its outcome through `afterToolCall`, handed to `done`. */
+/**
+ * Executes a prepared call (exported for run control's scheduling): its updates, then its
+ * outcome through `afterToolCall`, handed to `done`. With a session, the moment it executes is
+ * on record first (a resume then knows it never ran without it); an abort that came meanwhile
+ * stops it before it runs.
+ */
 export function runPrepared(prepared: PreparedToolCall, env: ToolCallEnvironment, emitter: Emitter, done: (outcome: ToolCallOutcome) => Observable<AgentEvent>): Observable<AgentEvent> {
-  const recorded = emitter.executing?.(prepared.toolCall);
-  if (!recorded) return execute(prepared, env, emitter, done);
-  // The moment it executes is on record first (a resume then knows it never ran without it); an
-  // abort that came meanwhile stops it before it runs.
-  return recorded.pipe(concatInPlace(() => (env.signal.aborted ? done(notStarted(prepared.toolCall)) : execute(prepared, env, emitter, done))));
+  return defer(() => {
+    const recorded = emitter.executing?.(prepared.toolCall);
+    if (!recorded) return execute(prepared, env, emitter, done);
+    return concat(
+      recorded.pipe(ignoreElements()),
+      defer(() => (env.signal.aborted ? done(notStarted(prepared.toolCall)) : execute(prepared, env, emitter, done))),
+    );
+  });
 }
 
 function execute(prepared: PreparedToolCall, env: ToolCallEnvironment, emitter: Emitter, done: (outcome: ToolCallOutcome) => Observable<AgentEvent>): Observable<AgentEvent> {
   const { toolCall } = prepared;
   return executeToolCall(prepared, env).pipe(
-    concatInPlace((note) =>
+    concatMap((note) =>
       note.type === "update"
         ? emitter.one({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult: note.partialResult })
-        : env.afterToolCall
-          ? finalizeToolCall(prepared, note, env).pipe(concatInPlace(done))
-          : // No hook: the outcome is the executed result, without an `of` and an inner subscription per call.
-            // It goes only to `done` (events and the result message read `cancellation` when it is set), so one shape will do.
-            done({ toolCall, result: note.result, isError: note.isError, durationMs: note.durationMs, cancellation: note.cancellation }),
+        : finalizeToolCall(prepared, note, env).pipe(concatMap(done)),
     ),
   );
 }
@@ -95,138 +95,139 @@ function duplicateIds(calls: readonly ToolCall[]): Set<number> {
   return duplicates;
 }
 
-/** The call's preparation, a value when nothing in it waits (SPEC L12). */
-function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: ToolCallEnvironment): ToolCallPreparation | Observable<ToolCallPreparation> {
+/** The call's preparation: synchronous when nothing in it waits (SPEC L12). */
+function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
   const settled = env.settled?.get(call.id);
-  if (settled) return { kind: "immediate", outcome: settled };
-  if (duplicates.has(index)) return { kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) };
+  if (settled) return of({ kind: "immediate", outcome: settled });
+  if (duplicates.has(index)) return of({ kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) });
   const prepared = prepareToolCall(call, env);
-  // Without run control, preflight is pi's. With it, a call nothing applies to comes back as it was, still a value.
+  // Without run control, preflight is pi's. With it, a call nothing applies to comes back as it was.
   const control = env.control;
   if (!control) return prepared;
-  return andThenValue(prepared, (preparation) => (preparation.kind === "prepared" ? control.admit(preparation, env) : preparation));
+  return prepared.pipe(
+    concatMap((preparation) => (preparation.kind === "prepared" ? control.admit(preparation, env) : of(preparation))),
+  );
 }
 
 /**
- * Runs the batch, each call from start to result before the next (`sequential`), else prepared
- * in source order and run together within run control's limits (SPEC R3), then hands its result
- * to `then`. Never errors for tool failures: each call ends with exactly
- * one result (SPEC T3, L10).
+ * The batch, each call from start to result before the next (`sequential`), else prepared in
+ * source order and run together within run control's limits (SPEC R3); its last value is the
+ * {@link ToolBatchResult}. Never errors for tool failures: each call ends with exactly one
+ * result (SPEC T3, L10).
  *
  * ```text
- * parallel; call a takes 2 frames, call b 1 frame (S start, E end, R result message):
+ * parallel; call a takes 2 frames, call b 1 frame (S start, E end, R result message, B the result):
  * frame:   0       1     2
- * events:  Sa Sb   Eb    Ea Ra Rb, then then(batch)
+ * events:  Sa Sb   Eb    Ea Ra Rb B
  *          (ends in completion order, result messages in source order)
  * ```
  */
-export function executeToolBatch<T>(calls: readonly ToolCall[], env: ToolCallEnvironment, sequential: boolean, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
-  return deferred(() => {
+export function executeToolBatch(calls: readonly ToolCall[], env: ToolCallEnvironment, sequential: boolean, emitter: Emitter): Observable<AgentEvent | ToolBatchResult> {
+  return defer(() => {
     const duplicates = duplicateIds(calls);
-    return sequential ? oneByOne(calls, duplicates, env, emitter, then) : together(calls, duplicates, env, emitter, then);
+    return sequential ? oneByOne(calls, duplicates, env, emitter) : together(calls, duplicates, env, emitter);
   });
 }
 
 /** Sequential: each call from start to result message before the next one starts. */
-function oneByOne<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
+function oneByOne(calls: readonly ToolCall[], duplicates: Set<number>, env: ToolCallEnvironment, emitter: Emitter): Observable<AgentEvent | ToolBatchResult> {
   const outcomes: ToolCallOutcome[] = [];
   const messages: ToolResultMessage[] = [];
   const complete = (outcome: ToolCallOutcome): Observable<AgentEvent> =>
-    emitter.oneThen(endEvent(outcome), () => {
-      const message = toolResultMessage(outcome, env.now());
-      outcomes.push(outcome);
-      messages.push(message);
-      return resultMessageEvents(emitter, message);
-    });
-  const calling = concatEach(calls, (call, index) =>
-    emitter.oneThen(startEvent(call), () =>
-      andThen(preflight(call, index, duplicates, env), (preparation) => {
-        if (preparation.kind === "immediate") return complete(preparation.outcome);
-        const run = (ready: PreparedToolCall): Observable<AgentEvent> => (env.signal.aborted ? complete(notStarted(ready.toolCall)) : runPrepared(ready, env, emitter, complete));
-        // Only run control marks a call for approval.
-        const control = env.control;
-        if (!preparation.approval || !control) return run(preparation);
-        return emitter.oneThen(approvalRequestEvent(preparation), () => control.awaitApproval(preparation, env, emitter, run, complete));
+    concat(
+      emitter.one(endEvent(outcome)),
+      defer(() => {
+        const message = toolResultMessage(outcome, env.now());
+        outcomes.push(outcome);
+        messages.push(message);
+        return reported(emitter, message);
       }),
+    );
+  const run = (ready: PreparedToolCall): Observable<AgentEvent> => (env.signal.aborted ? complete(notStarted(ready.toolCall)) : runPrepared(ready, env, emitter, complete));
+  const calling = from(calls).pipe(
+    concatMap((call, index) =>
+      concat(
+        emitter.one(startEvent(call)),
+        preflight(call, index, duplicates, env).pipe(
+          concatMap((preparation) => {
+            if (preparation.kind === "immediate") return complete(preparation.outcome);
+            // Only run control marks a call for approval.
+            const control = env.control;
+            if (!preparation.approval || !control) return defer(() => run(preparation));
+            return concat(emitter.one(approvalRequestEvent(preparation)), defer(() => control.awaitApproval(preparation, env, emitter, run, complete)));
+          }),
+        ),
+      ),
     ),
   );
-  return followedBy(calling, () => then(batchResult(messages, outcomes)));
+  return concat(calling, defer(() => of(batchResult(messages, outcomes))));
 }
 
 /** Parallel: preflight all in source order, execute the allowed calls together, then the result messages in source order. */
-function together<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
-  return preflightAll(calls, duplicates, env, emitter, (preparations) =>
-    executeAll(preparations, env, emitter, (outcomes) => resultsInSourceOrder(outcomes, env, emitter, then)),
-  );
-}
-
-function preflightAll<T>(
-  calls: readonly ToolCall[],
-  duplicates: Set<number>,
-  env: ToolCallEnvironment,
-  emitter: Emitter,
-  then: (preparations: readonly ToolCallPreparation[]) => Observable<T>,
-): Observable<AgentEvent | T> {
-  // Filled at each call's index, in source order (concatEach).
+function together(calls: readonly ToolCall[], duplicates: Set<number>, env: ToolCallEnvironment, emitter: Emitter): Observable<AgentEvent | ToolBatchResult> {
+  // Each call's preparation, then its outcome, at its index: filled in by the stages below.
   const preparations: ToolCallPreparation[] = [];
-  const preparing = concatEach(calls, (call, index) =>
-    emitter.oneThen(startEvent(call), () =>
-      andThen(preflight(call, index, duplicates, env), (preparation) => {
-        preparations[index] = preparation;
-        if (preparation.kind === "immediate") return emitter.one(endEvent(preparation.outcome));
-        return preparation.approval ? emitter.one(approvalRequestEvent(preparation)) : EMPTY;
-      }),
+  const outcomes: ToolCallOutcome[] = [];
+  const preflighting = from(calls).pipe(
+    concatMap((call, index) =>
+      concat(
+        emitter.one(startEvent(call)),
+        preflight(call, index, duplicates, env).pipe(
+          concatMap((preparation) => {
+            preparations[index] = preparation;
+            if (preparation.kind === "immediate") {
+              outcomes[index] = preparation.outcome;
+              return emitter.one(endEvent(preparation.outcome));
+            }
+            return preparation.approval ? emitter.one(approvalRequestEvent(preparation)) : EMPTY;
+          }),
+        ),
+      ),
     ),
   );
-  return followedBy(preparing, () => then(preparations));
-}
-
-function executeAll<T>(
-  preparations: readonly ToolCallPreparation[],
-  env: ToolCallEnvironment,
-  emitter: Emitter,
-  then: (outcomes: readonly ToolCallOutcome[]) => Observable<T>,
-): Observable<AgentEvent | T> {
-  const outcomes: (ToolCallOutcome | undefined)[] = preparations.map((preparation) => (preparation.kind === "immediate" ? preparation.outcome : undefined));
   const completeAt =
     (index: number) =>
     (outcome: ToolCallOutcome): Observable<AgentEvent> => {
       outcomes[index] = outcome;
       return emitter.one(endEvent(outcome));
     };
-  const control = env.control;
-  const scheduled = control && (env.maxConcurrency !== undefined || preparations.some((p) => p.kind === "prepared" && (p.approval === true || p.key !== undefined)));
-  const executing = scheduled
-    ? control.schedule(preparations, env, emitter, completeAt)
-    : mergeEach(preparations, (preparation, index) => {
+  const executing = defer(() => {
+    const control = env.control;
+    const scheduled = control && (env.maxConcurrency !== undefined || preparations.some((p) => p.kind === "prepared" && (p.approval === true || p.key !== undefined)));
+    if (scheduled) return control.schedule(preparations, env, emitter, completeAt);
+    return from(preparations).pipe(
+      mergeMap((preparation, index) => {
         if (preparation.kind === "immediate") return EMPTY;
         const complete = completeAt(index);
-        if (env.signal.aborted) return complete(notStarted(preparation.toolCall));
-        return runPrepared(preparation, env, emitter, complete);
-      });
-  return followedBy(executing, () => then(outcomes as ToolCallOutcome[]));
-}
-
-function resultsInSourceOrder<T>(outcomes: readonly ToolCallOutcome[], env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
-  const messages: ToolResultMessage[] = [];
-  const reporting = concatEach(outcomes, (outcome) => {
-    const message = toolResultMessage(outcome, env.now());
-    messages.push(message);
-    return resultMessageEvents(emitter, message);
+        return env.signal.aborted ? complete(notStarted(preparation.toolCall)) : runPrepared(preparation, env, emitter, complete);
+      }),
+    );
   });
-  return followedBy(reporting, () => then(batchResult(messages, outcomes)));
+  const messages: ToolResultMessage[] = [];
+  const reporting = defer(() =>
+    from(outcomes).pipe(
+      concatMap((outcome) => {
+        const message = toolResultMessage(outcome, env.now());
+        messages.push(message);
+        return reported(emitter, message);
+      }),
+    ),
+  );
+  return concat(preflighting, executing, reporting, defer(() => of(batchResult(messages, outcomes))));
 }
 
 /** Every call of a message cut at the token limit gets an error result, none runs (SPEC L9). */
-export function failTruncatedToolCalls<T>(calls: readonly ToolCall[], env: ToolCallEnvironment, emitter: Emitter, then: AfterBatch<T>): Observable<AgentEvent | T> {
-  return deferred(() => {
+export function failTruncatedToolCalls(calls: readonly ToolCall[], env: ToolCallEnvironment, emitter: Emitter): Observable<AgentEvent | ToolBatchResult> {
+  return defer(() => {
     const messages: ToolResultMessage[] = [];
-    const failing = concatEach(calls, (call) => {
-      const outcome = errorOutcome(call, truncatedToolCallText(call.name));
-      const message = toolResultMessage(outcome, env.now());
-      messages.push(message);
-      return sequence(emitter.one(startEvent(call)), emitter.one(endEvent(outcome)), resultMessageEvents(emitter, message));
-    });
-    return followedBy(failing, () => then({ messages, terminate: false }));
+    const failing = from(calls).pipe(
+      concatMap((call) => {
+        const outcome = errorOutcome(call, truncatedToolCallText(call.name));
+        const message = toolResultMessage(outcome, env.now());
+        messages.push(message);
+        return concat(emitter.one(startEvent(call)), emitter.one(endEvent(outcome)), reported(emitter, message));
+      }),
+    );
+    return concat(failing, defer(() => of(new ToolBatchResult(messages, false))));
   });
 }

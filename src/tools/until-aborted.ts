@@ -7,7 +7,8 @@ import { Observable } from "rxjs";
 
 /**
  * The one value of `source`, or `undefined` as soon as the signal fires first (at once when it
- * has fired already and `source` has no value on subscribe); then complete. Unsubscribing
+ * has fired already and `source` has no value on subscribe); then complete. A value `source`
+ * gives while it is subscribed wins over an abort that came meanwhile. Unsubscribing
  * leaves no listener on the signal; an error of `source` is the wait's error.
  *
  * ```text
@@ -38,9 +39,11 @@ export function untilAborted<T>(source: Observable<T>, signal: AbortSignal): Obs
       subscriber.complete();
     };
     const onAbort = (): void => settle(undefined);
-    signal.addEventListener("abort", onAbort);
-    // Subscribed even when the signal has fired, so a promise's rejection is handled.
+    // Subscribed first, even when the signal has fired: a promise's rejection is handled, and a
+    // source that answers while it is subscribed (an approver that aborts, then answers) is heard.
     const inner = source.subscribe({ next: settle, error: (error: unknown) => subscriber.error(error) });
+    if (subscriber.closed) return () => inner.unsubscribe();
+    signal.addEventListener("abort", onAbort);
     // An abort before the listener was added: nothing else would end the wait.
     if (signal.aborted) settle(undefined);
     return () => {

@@ -2,7 +2,7 @@
  * The loop's way out for events (SPEC L11, A5): each event through `emit`, what it returns
  * waited for before the next event and before what follows.
  */
-import { finalize, of } from "rxjs";
+import { concat, defer, finalize, of } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { runAgentLoop } from "../../src/loop/agent-loop.js";
 import { Emitter } from "../../src/loop/emitter.js";
@@ -15,12 +15,12 @@ const start: AgentEvent = { type: "agent_start" };
 const turn: AgentEvent = { type: "turn_start" };
 
 describe("Emitter", () => {
-  it("L11: oneThen emits the event, waits for what emit returned, then subscribes next()", () => {
+  it("L11: one(event) then a deferred next: emits the event, waits for what emit returned, then subscribes next()", () => {
     newScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const held = cold("--|");
       const rest = cold("-x|");
       const emitter = new Emitter(() => held);
-      expectObservable(emitter.oneThen(start, () => rest)).toBe("s--x|", { s: start, x: "x" });
+      expectObservable(concat(emitter.one(start), defer(() => rest))).toBe("s--x|", { s: start, x: "x" });
       expectSubscriptions(held.subscriptions).toBe("^-!");
       expectSubscriptions(rest.subscriptions).toBe("--^-!");
     });
@@ -33,14 +33,14 @@ describe("Emitter", () => {
         log.push(`emit ${event.type}`);
         return event.type === "agent_start" ? cold("-|") : undefined;
       });
-      expectObservable(emitter.allThen([start, turn], undefined)).toBe("s(t|)", { s: start, t: turn });
+      expectObservable(emitter.all([start, turn])).toBe("s(t|)", { s: start, t: turn });
     });
     expect(log).toEqual(["emit agent_start", "emit turn_start"]);
   });
 
   it("L12: with emits that return plain values, events and next() run synchronously", () => {
     const seen: unknown[] = [];
-    new Emitter(() => undefined).allThen([start, turn], () => of("after")).subscribe((value) => seen.push(value));
+    concat(new Emitter(() => undefined).all([start, turn]), defer(() => of("after"))).subscribe((value) => seen.push(value));
     expect(seen).toEqual([start, turn, "after"]);
   });
 
@@ -48,7 +48,7 @@ describe("Emitter", () => {
     let called = false;
     newScheduler().run(({ cold, expectObservable }) => {
       const emitter = new Emitter(() => cold("-#"));
-      expectObservable(emitter.oneThen(start, () => ((called = true), of(1)))).toBe("s#", { s: start });
+      expectObservable(concat(emitter.one(start), defer(() => ((called = true), of(1))))).toBe("s#", { s: start });
     });
     expect(called).toBe(false);
   });
@@ -63,7 +63,7 @@ describe("Emitter", () => {
       let called = false;
       newScheduler().run(({ expectObservable }) => {
         const emitter = new Emitter(returned as unknown as () => undefined);
-        expectObservable(emitter.oneThen(start, () => ((called = true), of(1)))).toBe("(s#)", { s: start }, new Error("unreadable then"));
+        expectObservable(concat(emitter.one(start), defer(() => ((called = true), of(1))))).toBe("(s#)", { s: start }, new Error("unreadable then"));
       });
       expect(called).toBe(false);
     }
@@ -71,11 +71,12 @@ describe("Emitter", () => {
 
   it("A6: a next() that throws errors the result", () => {
     let failure: unknown;
-    new Emitter(undefined)
-      .oneThen(start, () => {
+    concat(
+      new Emitter(undefined).one(start),
+      defer(() => {
         throw new Error("next failed");
-      })
-      .subscribe({ error: (error) => (failure = error) });
+      }),
+    ).subscribe({ error: (error) => (failure = error) });
     expect((failure as Error).message).toBe("next failed");
   });
 
@@ -85,7 +86,7 @@ describe("Emitter", () => {
       const held = cold("----|");
       const emitter = new Emitter(() => held);
       expectObservable(
-        emitter.allThen([start, turn], () => ((called = true), of(1))),
+        concat(emitter.all([start, turn]), defer(() => ((called = true), of(1)))),
         "--!",
       ).toBe("s-", { s: start });
       expectSubscriptions(held.subscriptions).toBe("^-!");

@@ -269,7 +269,7 @@ describe("streamAssistantResponse and the abort signal (L10)", () => {
 });
 
 describe("L11: a response that waits on its events itself", () => {
-  it("L11: updates on the short path wait behind a held start; the end waits behind a held update; order as emitted", () => {
+  it("L11: updates wait behind a held start; the end waits behind a held update; order as emitted", () => {
     const log: string[] = [];
     const gates = new Map<string, Subject<void>>();
     const streamFn: StreamFn = () => of(...protocolEvents(assistantMessage("hi")));
@@ -282,16 +282,16 @@ describe("L11: a response that waits on its events itself", () => {
       return gate;
     };
     let completed = false;
-    streamAssistantResponse({ model, messages: [], options: { signal }, streamFn, now: () => 7, wait, onUpdate: (event) => log.push(`short ${event.type}`) }).subscribe({
+    streamAssistantResponse({ model, messages: [], options: { signal }, streamFn, now: () => 7, wait }).subscribe({
       next: (event) => log.push(`out ${event.type}`),
       complete: () => (completed = true),
     });
     expect(log).toEqual(["wait message_start", "out message_start"]);
     gates.get("message_start")!.complete();
-    expect(log.slice(2)).toEqual(["wait message_update", "short message_update", "wait message_update", "short message_update"]);
+    expect(log.slice(2)).toEqual(["wait message_update", "out message_update", "wait message_update", "out message_update"]);
     expect(completed).toBe(false);
     gates.get("message_update")!.complete();
-    expect(log.slice(6)).toEqual(["wait message_update", "short message_update", "wait message_end", "out message_end"]);
+    expect(log.slice(6)).toEqual(["wait message_update", "out message_update", "wait message_end", "out message_end"]);
     expect(completed).toBe(true);
   });
 
@@ -300,7 +300,7 @@ describe("L11: a response that waits on its events itself", () => {
     let failure: unknown;
     const streamFn: StreamFn = () => of(...protocolEvents(assistantMessage("hi")));
     const wait = (event: AgentEvent) => (event.type === "message_start" ? throwError(() => new Error("listener failed")) : undefined);
-    streamAssistantResponse({ model, messages: [], options: { signal: new AbortController().signal }, streamFn, now: () => 7, wait, onUpdate: (event) => seen.push(event.type) }).subscribe({
+    streamAssistantResponse({ model, messages: [], options: { signal: new AbortController().signal }, streamFn, now: () => 7, wait }).subscribe({
       next: (event) => seen.push(event.type),
       error: (error) => (failure = error),
     });
@@ -401,15 +401,6 @@ describe("M4 L5: the events between start and the final one", () => {
     expect(events.map((e) => e.type)).toEqual(["message_start", ...content.map(() => "message_update"), "message_end"]);
   });
 
-  it("L5: with onUpdate and nothing to wait on, updates take the short path and only start and end come out", () => {
-    const short: AgentEvent[] = [];
-    const out: AgentEvent[] = [];
-    const streamFn: StreamFn = () => protocolEvents(assistantMessage("hi"));
-    streamAssistantResponse({ model, messages: [], options: { signal: new AbortController().signal }, streamFn, now: () => 7, onUpdate: (event) => short.push(event) }).subscribe((event) => out.push(event));
-    expect(out.map((e) => e.type)).toEqual(["message_start", "message_end"]);
-    expect(short.map((e) => e.type)).toEqual(["message_update", "message_update", "message_update"]);
-  });
-
   it("M4 L11: a synchronous provider that breaks the protocol while an event is held is stopped at once; what it sends after is dropped", () => {
     const held = new Subject<void>();
     let stopped = false;
@@ -423,7 +414,7 @@ describe("M4 L5: the events between start and the final one", () => {
     const seen: string[] = [];
     let completed = false;
     const wait = (event: AgentEvent) => (event.type === "message_start" ? held : undefined);
-    streamAssistantResponse({ model, messages: [], options: { signal: new AbortController().signal }, streamFn, now: () => 7, wait, onUpdate: (event) => seen.push(event.type) }).subscribe({
+    streamAssistantResponse({ model, messages: [], options: { signal: new AbortController().signal }, streamFn, now: () => 7, wait }).subscribe({
       next: (event) => seen.push(event.type),
       complete: () => (completed = true),
     });

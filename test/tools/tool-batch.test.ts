@@ -8,7 +8,7 @@ import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentTool, AgentToolResult, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
 import { Emitter } from "../../src/loop/emitter.js";
-import { executeToolBatch, type ToolBatchResult } from "../../src/tools/tool-batch.js";
+import { executeToolBatch, ToolBatchResult } from "../../src/tools/tool-batch.js";
 import { truncatedToolCallText } from "../../src/tools/tool-result.js";
 import { agentEnd, collectSync, committed, contextWith, model, roles, textOf, textResult, tool, toolEnvironment, types, user } from "../helpers/fixtures.js";
 import { deferred, flushPromises } from "../helpers/controlled-promise.js";
@@ -307,7 +307,7 @@ describe("T4: the batch's events and result", () => {
       const env = toolEnvironment();
       const batches: ToolBatchResult[] = [];
       const events: unknown[] = [];
-      executeToolBatch([], env, sequential, new Emitter(undefined), (batch) => (batches.push(batch), EMPTY)).subscribe((e) => events.push(e));
+      executeToolBatch([], env, sequential, new Emitter(undefined)).subscribe((e) => (e instanceof ToolBatchResult ? batches.push(e) : events.push(e)));
       expect(events).toEqual([]);
       expect(batches).toEqual([{ messages: [], terminate: false }]);
     }

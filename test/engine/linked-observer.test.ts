@@ -4,7 +4,7 @@
  */
 import { Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { LinkedObserver } from "../../src/rx/linked-observer.js";
+import { LinkedObserver } from "../../src/engine/linked-observer.js";
 
 function counting(log: string[]): Observable<number> {
   return new Observable<number>((subscriber) => {

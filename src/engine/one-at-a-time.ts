@@ -5,7 +5,6 @@
  * @module
  */
 import { Observable } from "rxjs";
-import { subscribeInPlace } from "./in-place.js";
 
 /**
  * One telling at a time. A value that comes up while another is being told — from inside that
@@ -56,8 +55,8 @@ export class OneAtATime {
   /** `next`, subscribed in place once no telling is in progress; leaving before that drops it. */
   after<T>(next: Observable<T>): Observable<T> {
     return new Observable<T>((subscriber) => {
-      if (this.depth === 0) return subscribeInPlace(next, subscriber);
-      const go = (): void => subscribeInPlace(next, subscriber);
+      if (this.depth === 0) return next.subscribe(subscriber);
+      const go = (): void => void subscriber.add(next.subscribe(subscriber));
       this.queued.push(go);
       return () => {
         const index = this.queued.indexOf(go);

@@ -4,7 +4,7 @@
  */
 import { merge, Observable, Subject } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { OneAtATime } from "../../src/rx/one-at-a-time.js";
+import { OneAtATime } from "../../src/engine/one-at-a-time.js";
 import { Values } from "../../src/rx/values.js";
 
 describe("OneAtATime", () => {

@@ -5,7 +5,7 @@
  */
 import { finalize, type MonoTypeOperatorFunction, NEVER, Observable, of, Subject, throwError } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { WaitGate } from "../../src/rx/wait-gate.js";
+import { WaitGate } from "../../src/engine/wait-gate.js";
 import { newScheduler } from "../helpers/marbles.js";
 
 /** The source's values pushed into a gate, its completion ending it: the gate as an operator. */
