@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { defer, distinctUntilChanged, EMPTY, map, Observable, type SchedulerLike, type Subscription } from "rxjs";
+import { defer, distinctUntilChanged, EMPTY, map, type Observable, type SchedulerLike, startWith, type Subscription } from "rxjs";
 import type { Usage } from "../model/messages.js";
 import type { RunLimits } from "../loop/run-limits.js";
 import { checkRunOptions } from "../loop/agent-loop.js";
@@ -29,8 +29,6 @@ import { AgentQueues } from "./agent-queues.js";
 import { type AgentListener, ListenerBarrier } from "./listener-barrier.js";
 import { type PromptInput, promptMessages, toMessage } from "./prompt-input.js";
 import { andThenValue, maybeAsync } from "../rx/maybe-async.js";
-import { sequence } from "../rx/sequence.js";
-import { just } from "../rx/values.js";
 import type { AgentSession, SessionHost, SessionJournal } from "./session-port.js";
 
 export type { AgentListener } from "./listener-barrier.js";
@@ -144,12 +142,10 @@ export class Agent {
    * Angular's `async` pipe and `toSignal`.
    */
   get state$(): Observable<AgentStateSnapshot> {
-    return (this.stateStream ??= defer(() =>
-      sequence(
-        just(this.store.snapshot()),
-        new Observable<AgentStateSnapshot>((subscriber) => this.store.changed$.subscribe(() => subscriber.next(this.store.snapshot()))),
-      ),
-    ));
+    // The snapshot is read when a change reaches the subscriber, not when it happened: a
+    // subscriber that starts a run inside a value makes later subscribers see the newer state
+    // first, and an older one after it would take the transcript back.
+    return (this.stateStream ??= defer(() => this.store.changed$.pipe(startWith(undefined), map(() => this.store.snapshot()))));
   }
 
   /**
