@@ -8,84 +8,31 @@
  * @module
  */
 import { defer, distinctUntilChanged, EMPTY, map, type Observable, type SchedulerLike, startWith, type Subscription } from "rxjs";
-import type { Usage } from "../model/messages.js";
-import type { RunLimits } from "../loop/run-limits.js";
 import { checkRunOptions } from "../loop/agent-loop.js";
+import { type AgentLoopConfig, LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
+import type { RunLimits } from "../loop/run-limits.js";
 import type { RunControl } from "../loop/run-control-port.js";
-import type { ToolApprovalDecision } from "../tools/tool-types.js";
-import { assertCanContinue } from "../loop/agent-loop.js";
-import { type AgentLoopConfig, isLoopKey, LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
-import type { ImageContent, StreamFn, ThinkingBudgets } from "../model/messages.js";
-import { describeError } from "../model/describe-error.js";
+import type { ImageContent, StreamFn, ThinkingBudgets, Usage } from "../model/messages.js";
 import { getCurrentSystemMessage } from "../model/transcript.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
-import type { AgentTool, ToolExecutionMode } from "../tools/tool-types.js";
+import type { ToolApprovalDecision, ToolExecutionMode } from "../tools/tool-types.js";
 import { assertToolSet, validatorFor } from "../tools/tool-set.js";
 import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
-import { AgentStateStore, type AgentInitialState, type AgentState, type AgentStateSnapshot } from "./agent-state.js";
-import { AgentRunner } from "./agent-runner.js";
-import type { RunPlan } from "./run-plan.js";
+import { agentLoopConfig } from "./agent-loop-config.js";
+import type { AgentOptions } from "./agent-options.js";
 import { AgentQueues } from "./agent-queues.js";
+import { AgentRunner } from "./agent-runner.js";
+import { agentSessionHost } from "./agent-session-host.js";
+import { AgentStateStore, type AgentState, type AgentStateSnapshot } from "./agent-state.js";
+import { answerApproval, answerApprovalsFrom } from "./approval-answering.js";
+import { continuation } from "./continuation.js";
 import { type AgentListener, ListenerBarrier } from "./listener-barrier.js";
 import { type PromptInput, promptMessages, toMessage } from "./prompt-input.js";
-import { andThenValue, maybeAsync } from "../rx/maybe-async.js";
-import type { AgentSession, SessionHost, SessionJournal } from "./session-port.js";
+import type { RunPlan } from "./run-plan.js";
+import type { AgentSession, SessionHost } from "./session-port.js";
 
 export type { AgentListener } from "./listener-barrier.js";
-
-// Keys of `providerOptions` that would reconfigure the loop, or that the Agent decides itself
-// (`reasoning` from `thinkingLevel`, absent when it is off; the runs' `scheduler`): not passed.
-const ignoredProviderOption = (key: string): boolean => isLoopKey(key) || key === "reasoning" || key === "scheduler";
-
-/** Options of `new Agent(...)`, named as in pi-agent-core (SPEC A1); the hooks are {@link LOOP_HOOKS}. */
-export interface AgentOptions extends LoopHooks {
-  initialState?: AgentInitialState;
-  /** The provider. Required before the first run. */
-  streamFn?: StreamFn;
-  steeringMode?: QueueMode;
-  followUpMode?: QueueMode;
-  toolExecution?: ToolExecutionMode;
-  sessionId?: string;
-  thinkingBudgets?: ThinkingBudgets;
-  /** Sampling temperature, sent with every request. */
-  temperature?: number;
-  /** The most tokens one response may have, sent with every request. */
-  maxTokens?: number;
-  /**
-   * Any other option of the provider (`headers`, `apiKey`, options of its own), sent with every
-   * request. `temperature`, `maxTokens` and the Agent's own settings win over keys here; the
-   * loop's keys (hooks, `validator`, ...), `reasoning` (set `thinkingLevel`) and `scheduler` are
-   * ignored.
-   */
-  providerOptions?: Record<string, unknown>;
-  /**
-   * Checks tool arguments for tools without a validator of their own (SPEC T2). The Agent of
-   * `rxagent` defaults to ajv; the one of `rxagent/core` has no default.
-   */
-  validator?: ArgumentValidator;
-  /** Clock and scheduler of the runs; pass a `TestScheduler` in marble tests. */
-  scheduler?: SchedulerLike;
-  /** Budgets and breakers of every run (SPEC R2). */
-  limits?: RunLimits;
-  /**
-   * Approvals, limits and scheduling (SPEC R1–R3). The Agent of `rxagent` has it always; with
-   * the one of `rxagent/core`, pass `runControl` to use `limits`, `maxConcurrency`, or tools with
-   * `needsApproval` or `concurrencyKey`.
-   */
-  runControl?: RunControl;
-  /** The most calls of a parallel batch that execute at once (SPEC R3). */
-  maxConcurrency?: number;
-  /** How long an aborted run waits for a promise tool that has not settled (SPEC R4). */
-  abortGraceMs?: number;
-  /**
-   * Keeps the Agent's transcript, queues and runs in a session journal (SPEC S1–S6), so a
-   * reload, a crash or a deploy loses nothing committed: `agentSession({ store, id })` from
-   * `rxagent/session`. Call `resume()` before the first prompt: it loads the session (a new one
-   * is created) and finishes what a stopped process left open.
-   */
-  session?: AgentSession;
-}
-
+export type { AgentOptions } from "./agent-options.js";
 export type { PromptInput } from "./prompt-input.js";
 
 // The hooks, as properties: declared by merging with the list they come from (LOOP_HOOKS).
@@ -118,10 +65,10 @@ export class Agent {
   abortGraceMs: number | undefined;
 
   private readonly store: AgentStateStore;
-  private readonly listeners = new ListenerBarrier();
   private readonly queues: AgentQueues;
   private readonly runner: AgentRunner;
   private readonly session: AgentSession | undefined;
+  private readonly listeners = new ListenerBarrier();
   private host: SessionHost | undefined;
 
   // `state$` and `usage$` are made on first read (the same Observable on every read after): an
@@ -311,46 +258,11 @@ export class Agent {
    * ```
    */
   answerApprovals(answers: Observable<ToolApprovalDecision & { toolCallId: string }>): Subscription {
-    return answers.subscribe({
-      next: ({ toolCallId, ...decision }) => {
-        try {
-          this.answer(toolCallId, decision as ToolApprovalDecision);
-        } catch (error) {
-          this.store.errorMessage = describeError(error);
-          this.store.touch();
-        }
-      },
-      error: (error: unknown) => {
-        this.store.streamFailed("answerApprovals", error);
-      },
-    });
+    return answerApprovalsFrom(answers, (toolCallId, decision) => this.answer(toolCallId, decision), this.store);
   }
 
   private answer(toolCallId: string, decision: ToolApprovalDecision): void {
-    if (this.runner.desk.answer(toolCallId, decision)) return;
-    // Announced and not waiting yet (a listener answering the request event): kept for the wait.
-    if (this.runner.active && this.store.pendingApprovals.some((request) => request.toolCallId === toolCallId)) {
-      this.runner.desk.keep(toolCallId, decision);
-      return;
-    }
-    const parked = this.store.parked;
-    if (parked && !this.runner.active && parked.approvals.some((request) => request.toolCallId === toolCallId)) {
-      this.store.parked = undefined;
-      let resumed: Observable<AgentEvent>;
-      try {
-        resumed = this.run({ resume: parked });
-      } catch (error) {
-        // The run cannot start (no streamFn, a bad option): the calls still wait, unanswered.
-        this.store.parked = parked;
-        throw error;
-      }
-      this.runner.desk.keep(toolCallId, decision);
-      for (const [id, kept] of parked.answers) this.runner.desk.keep(id, kept);
-      // A run never errors: its failures are its events and the state's `errorMessage`.
-      resumed.subscribe();
-      return;
-    }
-    throw new Error(`No tool call "${toolCallId}" is waiting for approval.`);
+    answerApproval(toolCallId, decision, this.store, this.runner, (parked) => this.run({ resume: parked }));
   }
 
   /** The AbortSignal of the current run, if one is active. */
@@ -444,82 +356,14 @@ export class Agent {
   private continueRun(tells: boolean): Observable<AgentEvent> {
     return defer(() => {
       if (this.runner.active) throw new Error("Agent is already processing. Wait for completion before continuing.");
-      const messages = this.store.transcript;
-      const last = messages[messages.length - 1] as { role?: string } | undefined;
-      if (!last || messages.every((m) => (m as { role?: string }).role === "system")) throw new Error("No messages to continue from");
-      if (last.role === "assistant") {
-        const { steering, followUp } = this.queues;
-        if (steering.size > 0) return this.takeAndRun("steering", (prompts) => this.run({ prompts, skipInitialSteeringPoll: true }, tells));
-        if (followUp.size > 0) return this.takeAndRun("followUp", (prompts) => this.run({ prompts }, tells));
-        throw new Error("Cannot continue from message role: assistant");
-      }
-      assertCanContinue(messages);
-      return this.run({}, tells);
+      return continuation(this.store.transcript, this.queues, (plan) => this.run(plan, tells));
     });
-  }
-
-  /** Takes the run's prompts from `queue` only once the run exists: a run that cannot start (no streamFn) loses nothing. */
-  private takeAndRun(queue: "steering" | "followUp", run: (prompts: AgentMessage[]) => Observable<AgentEvent>): Observable<AgentEvent> {
-    const started = run(this.queues.queue(queue).peek());
-    this.queues.take(queue);
-    return started;
   }
 
   private untilDone(start: () => Observable<AgentEvent>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       start().subscribe({ error: reject, complete: resolve });
     });
-  }
-
-  private toMessage(message: AgentMessage | string): AgentMessage {
-    return toMessage(message, this.now());
-  }
-
-  private now(): number {
-    return this.store.now();
-  }
-
-  private loopConfig(): AgentLoopConfig {
-    // Keys the provider gets (SPEC M3) are set only when given, so `providerOptions` can fill
-    // them; the loop's own keys (the limits, the hooks, ...) may be undefined.
-    const config: AgentLoopConfig = {
-      model: this.store.model,
-      toolExecution: this.toolExecution,
-      limits: this.limits,
-      maxConcurrency: this.maxConcurrency,
-      abortGraceMs: this.abortGraceMs,
-      // Without run control the loop never asks for approvals.
-      runControl: this.control(),
-      requestApproval: (request) => this.runner.desk.request(request),
-      getSteeringMessages: () => this.queues.take("steering"),
-      getFollowUpMessages: () => this.queues.take("followUp"),
-    };
-    if (this.store.thinkingLevel !== "off") config.reasoning = this.store.thinkingLevel;
-    if (this.sessionId !== undefined) config.sessionId = this.sessionId;
-    if (this.thinkingBudgets !== undefined) config.thinkingBudgets = this.thinkingBudgets;
-    if (this.temperature !== undefined) config.temperature = this.temperature;
-    if (this.maxTokens !== undefined) config.maxTokens = this.maxTokens;
-    if (this.scheduler !== undefined) config.scheduler = this.scheduler;
-    config.hasQueuedMessages = () => this.queues.hasMessages();
-    const journal = this.runner.recorder;
-    // On record as soon as it is reached: a resume must not continue a run a limit ended.
-    if (journal) config.onLimitReached = (limit) => journal.stopping(limit.limit === "timeoutMs" ? "aborted" : "ended");
-    for (const hook of LOOP_HOOKS) (config as unknown as Record<string, unknown>)[hook] = this[hook];
-    const finish = config.finishTurn;
-    const recorder = this.runner.recorder;
-    // A decision to end is on record as soon as it is made: a resume must not continue that run.
-    if (finish && recorder) {
-      config.finishTurn = (turn, signal) =>
-        andThenValue(maybeAsync(() => finish(turn, signal), "error"), (decision) => {
-          if (decision && decision.action === "end") recorder.stopping("ended");
-          return decision;
-        });
-    }
-    if (this.providerOptions) {
-      const open = config as unknown as Record<string, unknown>;
-      for (const key of Object.keys(this.providerOptions)) if (!(key in open) && !ignoredProviderOption(key)) open[key] = this.providerOptions[key];
-    }
-    return config;
   }
 
   /**
@@ -581,36 +425,13 @@ export class Agent {
 
   /** What the session may do to this Agent: install state, journal, run, park. */
   private sessionHost(): SessionHost {
-    return (this.host ??= {
-      state: this.store,
-      queues: this.queues,
+    return (this.host ??= agentSessionHost(this.store, this.queues, this.runner, {
       now: () => this.now(),
       assertRunnable: () => void this.runnable(),
       missing: (approvals) => (!this.streamFn ? "streamFn" : !this.store.hasModel ? "model" : approvals && !this.control() ? "runControl" : undefined),
-      attach: (journal: SessionJournal) => {
-        this.runner.recorder = journal;
-        this.queues.observer = journal;
-        this.store.onReplaced = (messages, reset) => journal.replaced(messages, reset);
-      },
-      detach: () => {
-        this.runner.recorder = undefined;
-        this.queues.observer = undefined;
-        this.store.onReplaced = undefined;
-        this.store.parked = undefined;
-        this.runner.desk.forget();
-        this.store.pendingApprovals = Object.freeze([]);
-        this.store.touch();
-      },
       continue$: () => this.continue$(),
       run: (plan) => this.run(plan),
-      park: (run) => {
-        this.store.parked = run;
-        // The plan is the Agent's now: its list is frozen and shown as it is.
-        this.store.pendingApprovals = Object.freeze(run.approvals);
-        this.store.touch();
-      },
-      keep: (toolCallId, decision) => this.runner.desk.keep(toolCallId, decision),
-    });
+    }));
   }
 
   /**
@@ -625,6 +446,11 @@ export class Agent {
     if (this.session && !this.session.isOpenFor(this.sessionHost())) throw new Error(`The Agent keeps session "${this.session.id}": call \`await agent.resume()\` before the first prompt.`);
     const { streamFn, validator } = this.runnable();
     return this.runner.run(plan, streamFn, () => this.loopConfig(), validator, tells);
+  }
+
+  /** The config of a run, as the settings and the state are when it starts. */
+  private loopConfig(): AgentLoopConfig {
+    return agentLoopConfig(this, { state: this.store, runControl: this.control(), queues: this.queues, runner: this.runner });
   }
 
   /** What a run needs from the Agent's settings; throws when they cannot make one. */
@@ -646,5 +472,13 @@ export class Agent {
 
   private control(): RunControl | undefined {
     return this.runControl ?? this.defaultRunControl?.();
+  }
+
+  private now(): number {
+    return this.store.now();
+  }
+
+  private toMessage(message: AgentMessage | string): AgentMessage {
+    return toMessage(message, this.now());
   }
 }

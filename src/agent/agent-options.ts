@@ -1,0 +1,64 @@
+/**
+ * The options of `new Agent(...)` (SPEC A1).
+ *
+ * @module
+ */
+import type { RunLimits } from "../loop/run-limits.js";
+import type { RunControl } from "../loop/run-control-port.js";
+// LOOP_HOOKS only for the doc link.
+import type { LOOP_HOOKS, LoopHooks, QueueMode } from "../loop/loop-config.js";
+import type { StreamFn, ThinkingBudgets } from "../model/messages.js";
+import type { ToolExecutionMode } from "../tools/tool-types.js";
+import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
+import type { SchedulerLike } from "rxjs";
+import type { AgentInitialState } from "./agent-state-types.js";
+import type { AgentSession } from "./session-port.js";
+
+/** Options of `new Agent(...)`, named as in pi-agent-core (SPEC A1); the hooks are {@link LOOP_HOOKS}. */
+export interface AgentOptions extends LoopHooks {
+  initialState?: AgentInitialState;
+  /** The provider. Required before the first run. */
+  streamFn?: StreamFn;
+  steeringMode?: QueueMode;
+  followUpMode?: QueueMode;
+  toolExecution?: ToolExecutionMode;
+  sessionId?: string;
+  thinkingBudgets?: ThinkingBudgets;
+  /** Sampling temperature, sent with every request. */
+  temperature?: number;
+  /** The most tokens one response may have, sent with every request. */
+  maxTokens?: number;
+  /**
+   * Any other option of the provider (`headers`, `apiKey`, options of its own), sent with every
+   * request. `temperature`, `maxTokens` and the Agent's own settings win over keys here; the
+   * loop's keys (hooks, `validator`, ...), `reasoning` (set `thinkingLevel`) and `scheduler` are
+   * ignored.
+   */
+  providerOptions?: Record<string, unknown>;
+  /**
+   * Checks tool arguments for tools without a validator of their own (SPEC T2). The Agent of
+   * `rxagent` defaults to ajv; the one of `rxagent/core` has no default.
+   */
+  validator?: ArgumentValidator;
+  /** Clock and scheduler of the runs; pass a `TestScheduler` in marble tests. */
+  scheduler?: SchedulerLike;
+  /** Budgets and breakers of every run (SPEC R2). */
+  limits?: RunLimits;
+  /**
+   * Approvals, limits and scheduling (SPEC R1–R3). The Agent of `rxagent` has it always; with
+   * the one of `rxagent/core`, pass `runControl` to use `limits`, `maxConcurrency`, or tools with
+   * `needsApproval` or `concurrencyKey`.
+   */
+  runControl?: RunControl;
+  /** The most calls of a parallel batch that execute at once (SPEC R3). */
+  maxConcurrency?: number;
+  /** How long an aborted run waits for a promise tool that has not settled (SPEC R4). */
+  abortGraceMs?: number;
+  /**
+   * Keeps the Agent's transcript, queues and runs in a session journal (SPEC S1–S6), so a
+   * reload, a crash or a deploy loses nothing committed: `agentSession({ store, id })` from
+   * `rxagent/session`. Call `resume()` before the first prompt: it loads the session (a new one
+   * is created) and finishes what a stopped process left open.
+   */
+  session?: AgentSession;
+}
