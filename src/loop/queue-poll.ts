@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { defer, isObservable, map, type Observable, of, type Subscription } from "rxjs";
+import { defer, isObservable, type Observable, of, type Subscription } from "rxjs";
 import type { AgentMessage } from "../model/types.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
-import { fromHook } from "../rx/from-hook.js";
+import { liftMap } from "../rx/from-hook.js";
 import type { QueueMode } from "./loop-config.js";
 import { MessageQueue } from "./message-queue.js";
 
@@ -69,7 +69,7 @@ export class QueuePoll {
       }
       const callback = this.callback;
       if (!callback) return of([]);
-      return fromHook<unknown>(callback).pipe(map((value) => messagesOrNone(value, this.callbackName)));
+      return liftMap<unknown, AgentMessage[]>(callback(), (value) => messagesOrNone(value, this.callbackName));
     });
   }
 }

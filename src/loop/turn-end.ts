@@ -19,15 +19,14 @@ import { type FinishTurn, NextTurn, type Phase } from "./steps.js";
 export function finishTurn(run: Run, end: FinishTurn): Observable<Phase> {
   const { message, toolResults } = end;
   const lastTurn = run.turnContext(message, toolResults);
-  const hook = run.config.finishTurn;
-  const decision: Observable<AgentTurnDecision | undefined | void> = hook ? fromHook(() => hook(lastTurn, run.signal)) : of(undefined);
-  return decision.pipe(
-    concatMap((decided) => {
-      const turnEnd = run.emitter.one({ type: "turn_end", message, toolResults });
+  const decided = (decision: AgentTurnDecision | undefined | void): Observable<Phase> =>
+    concat(
+      run.emitter.one({ type: "turn_end", message, toolResults }),
       // As in pi, a decision is its action: anything but `end` or `continue` is no decision.
-      return concat(turnEnd, end.hardExit ? endRun(run) : defer(() => nextStep(run, lastTurn, decided?.action, end.hasMoreToolCalls)));
-    }),
-  );
+      end.hardExit ? endRun(run) : defer(() => nextStep(run, lastTurn, decision?.action, end.hasMoreToolCalls)),
+    );
+  const hook = run.config.finishTurn;
+  return hook ? fromHook(() => hook(lastTurn, run.signal)).pipe(concatMap(decided)) : decided(undefined);
 }
 
 /**

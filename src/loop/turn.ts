@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { concat, concatMap, defer, EMPTY, map, type Observable, of, tap } from "rxjs";
+import { concat, concatMap, defer, EMPTY, map, type Observable, of } from "rxjs";
 import type { AssistantMessage, Message, StreamOptions, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import { unwatched } from "../model/watched-transcript.js";
@@ -53,17 +53,17 @@ export function appendMessages(run: Run, messages: readonly AgentMessage[]): Obs
 
 /** Between turns: `prepareNextTurn`, then one more steering poll if nothing is pending (SPEC L7). */
 function beforeNextTurn(run: Run, lastTurn: AgentTurnContext, pending: AgentMessage[]): Observable<AgentMessage[]> {
+  const queued = (prepared: AgentMessage[]): Observable<AgentMessage[]> =>
+    pending.length > 0 ? of([...prepared, ...pending]) : run.poll(run.steering).pipe(map((polled) => (prepared.length === 0 ? polled : [...prepared, ...polled])));
   const hook = run.config.prepareNextTurn;
-  const prepared = hook
-    ? fromHook(() => hook(lastTurn, run.signal)).pipe(
-        map((update) => {
-          if (!update) return [];
-          run.update(update);
-          return run.took(messagesOrNone(update.messages, "prepareNextTurn messages"));
-        }),
-      )
-    : of([]);
-  return prepared.pipe(concatMap((messages) => (pending.length === 0 ? run.poll(run.steering) : of(pending)).pipe(map((queued) => [...messages, ...queued]))));
+  if (!hook) return queued([]);
+  return fromHook(() => hook(lastTurn, run.signal)).pipe(
+    concatMap((update) => {
+      if (!update) return queued([]);
+      run.update(update);
+      return queued(run.took(messagesOrNone(update.messages, "prepareNextTurn messages")));
+    }),
+  );
 }
 
 /**
@@ -74,38 +74,37 @@ function beforeNextTurn(run: Run, lastTurn: AgentTurnContext, pending: AgentMess
  */
 function request(run: Run): Observable<Request> {
   const { prepareRequest } = run.config;
-  const prepared = prepareRequest
-    ? fromHook(() => prepareRequest({ context: run.context, model: run.config.model, thinkingLevel: run.thinkingLevel }, run.signal)).pipe(
-        tap((changes) => changes && run.update(changes)),
-      )
-    : of(undefined);
-  return prepared.pipe(
-    concatMap(() => llmMessages(run)),
-    concatMap((messages) => {
-      const { getApiKey, apiKey, model } = run.config;
-      const key = getApiKey ? fromHook(() => getApiKey(model.provider)) : of(undefined);
-      return key.pipe(map((found) => new Request(messages, found || apiKey)));
+  if (!prepareRequest) return llmRequest(run);
+  return fromHook(() => prepareRequest({ context: run.context, model: run.config.model, thinkingLevel: run.thinkingLevel }, run.signal)).pipe(
+    concatMap((changes) => {
+      if (changes) run.update(changes);
+      return llmRequest(run);
     }),
   );
 }
 
-/** transformContext → convertToLlm: the messages the provider gets. */
-function llmMessages(run: Run): Observable<Message[]> {
+/** transformContext → convertToLlm → getApiKey: what the provider gets. Each absent hook costs nothing. */
+function llmRequest(run: Run): Observable<Request> {
   return defer(() => {
-    const { transformContext, convertToLlm } = run.config;
+    const { transformContext, convertToLlm, getApiKey } = run.config;
     // Re-watched first if a hook put another array in `context.messages`: the view below is the current one (I2).
     run.transcript();
     const view = run.context.messages;
+    const withKey = (messages: unknown): Observable<Request> => {
+      if (!Array.isArray(messages)) throw new TypeError(`convertToLlm must return an array of messages, got ${typeof messages}.`);
+      const { apiKey, model } = run.config;
+      if (!getApiKey) return of(new Request(messages, apiKey));
+      return fromHook(() => getApiKey(model.provider)).pipe(map((found) => new Request(messages, found || apiKey)));
+    };
+    // The default conversion reads the transcript itself; a hook's own array as it is (I2).
+    if (!transformContext && !convertToLlm) return withKey(run.llmMessages.convert(unwatched(view), run.writes));
     const transformed = transformContext ? fromHook(() => transformContext(view, run.signal)) : of(view);
     return transformed.pipe(
       concatMap((messages) => {
         if (!Array.isArray(messages)) throw new TypeError(`transformContext must return an array of messages, got ${typeof messages}.`);
-        // The default conversion reads the transcript itself; a hook's own array as it is (I2).
         return convertToLlm ? fromHook(() => convertToLlm(messages)) : of(run.llmMessages.convert(unwatched(messages), run.writes));
       }),
-      tap((converted) => {
-        if (!Array.isArray(converted)) throw new TypeError(`convertToLlm must return an array of messages, got ${typeof converted}.`);
-      }),
+      concatMap(withKey),
     );
   });
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { catchError, defaultIfEmpty, defer, isObservable, Observable, of, type OperatorFunction, takeLast, throwError } from "rxjs";
+import { catchError, defaultIfEmpty, defer, isObservable, map, Observable, of, type OperatorFunction, takeLast, throwError } from "rxjs";
 import { Failure, isThenable, type MaybeAsync } from "./maybe-async.js";
 import { ignoreOutcome, promiseInVirtualRunError, stallsVirtualRun } from "./virtual-run.js";
 
@@ -71,6 +71,20 @@ function settled<T>(promise: PromiseLike<T>): Observable<T> {
  */
 export function fromHook<T>(call: () => MaybeAsync<T>): Observable<T> {
   return defer(() => lift(call()));
+}
+
+/**
+ * `lift(value).pipe(map(project))`, with `of(project(value))` for a plain value: the common
+ * synchronous answer costs one `of`, not an operator (SPEC L12).
+ *
+ * ```text
+ * liftMap(a, f):      (f(a)|)
+ * liftMap(-a|, f):    -(f(a)|)
+ * ```
+ */
+export function liftMap<T, R>(value: MaybeAsync<T>, project: (value: T) => R): Observable<R> {
+  if (!isObservable(value) && !isThenable(value)) return of(project(value as T));
+  return lift(value).pipe(map(project));
 }
 
 /**

@@ -13,6 +13,7 @@ import { concat, concatMap, defer, EMPTY, from, ignoreElements, mergeMap, type O
 import type { ToolCall, ToolResultMessage } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import type { Emitter } from "../loop/emitter.js";
+import { usesRunControl } from "../loop/run-control-port.js";
 import { executeToolCall } from "./execute-tool-call.js";
 import { finalizeToolCall } from "./finalize-tool-call.js";
 import { notStarted, prepareToolCall, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
@@ -82,7 +83,10 @@ function execute(prepared: PreparedToolCall, env: ToolCallEnvironment, emitter: 
     concatMap((note) =>
       note.type === "update"
         ? emitter.one({ type: "tool_execution_update", toolCallId: toolCall.id, toolName: toolCall.name, args: toolCall.arguments, partialResult: note.partialResult })
-        : finalizeToolCall(prepared, note, env).pipe(concatMap(done)),
+        : env.afterToolCall
+          ? finalizeToolCall(prepared, note, env).pipe(concatMap(done))
+          : // No hook: the outcome is the executed result, handed on as it is.
+            done({ toolCall, result: note.result, isError: note.isError, durationMs: note.durationMs, cancellation: note.cancellation }),
     ),
   );
 }
@@ -101,9 +105,10 @@ function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: 
   if (settled) return of({ kind: "immediate", outcome: settled });
   if (duplicates.has(index)) return of({ kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) });
   const prepared = prepareToolCall(call, env);
-  // Without run control, preflight is pi's. With it, a call nothing applies to comes back as it was.
+  // Without run control, preflight is pi's; with it, only calls it applies to go through it.
   const control = env.control;
-  if (!control) return prepared;
+  const tool = env.tools.find((candidate) => candidate.name === call.name);
+  if (!control || !(env.budget || (tool && usesRunControl(tool)))) return prepared;
   return prepared.pipe(
     concatMap((preparation) => (preparation.kind === "prepared" ? control.admit(preparation, env) : of(preparation))),
   );
