@@ -4,6 +4,7 @@
  * same run as promises, listeners and Observables. This is the Agent of `rxagent/core`: it has
  * no default validator and no built-in run control (so a bundle that never names ajv or
  * `runControl` carries neither); the Agent of `rxagent` (`agent.ts`) is this class with both.
+ * What it holds between runs (settings, state, listeners, queues) is its base, `agent-base.ts`.
  *
  * @module
  */
