@@ -19,11 +19,11 @@
  */
 export * from "./model/messages.js";
 export * from "./model/types.js";
-export * from "./tools/tool-types.js";
+export * from "./model/tool-types.js";
 export * from "./loop/loop-config.js";
-export type { RunLimits } from "./loop/run-limits.js";
-export { runControl } from "./loop/run-control.js";
-export type { RunControl, RunControlOptions } from "./loop/run-control-port.js";
+export type { RunLimits } from "./model/run-limits.js";
+export { runControl } from "./run-control/run-control.js";
+export type { RunControl, RunControlOptions } from "./tools/run-control-port.js";
 export { addUsage } from "./model/usage-totals.js";
 export type { MaybeAsync } from "./rx/maybe-async.js";
 export { agentLoop, agentLoopContinue } from "./loop/agent-loop-core.js";
@@ -33,7 +33,7 @@ export { runToolCall } from "./tools/run-tool-call-core.js";
 export type { RunToolCallOptions } from "./tools/run-tool-call.js";
 export { errorToolResult } from "./tools/tool-result.js";
 export { checkToolArguments as validateToolArguments } from "./tools/validation.js";
-export type { ArgumentValidator, ValidateArguments, ValidationIssue } from "./tools/validators/argument-validator.js";
+export type { ArgumentValidator, ValidateArguments, ValidationIssue } from "./model/argument-validator.js";
 export { ajvValidator } from "./tools/validators/ajv-validator.js";
 export { interpretingValidator } from "./tools/validators/interpreting-validator.js";
 export {

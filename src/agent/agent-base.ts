@@ -8,12 +8,12 @@
 import { defer, distinctUntilChanged, map, type Observable, type SchedulerLike, startWith, type Subscription } from "rxjs";
 import { checkRunOptions } from "../loop/agent-loop.js";
 import { LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
-import type { RunLimits } from "../loop/run-limits.js";
-import type { RunControl } from "../loop/run-control-port.js";
+import type { RunLimits } from "../model/run-limits.js";
+import type { RunControl } from "../tools/run-control-port.js";
 import type { StreamFn, ThinkingBudgets, Usage } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
-import type { ToolExecutionMode } from "../tools/tool-types.js";
-import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
+import type { ToolExecutionMode } from "../model/tool-types.js";
+import type { ArgumentValidator } from "../model/argument-validator.js";
 import type { AgentOptions } from "./agent-options.js";
 import { AgentQueues } from "./agent-queues.js";
 import { AgentRunner } from "./agent-runner.js";

@@ -6,11 +6,11 @@
  * @module
  */
 import type { SchedulerLike } from "rxjs";
-import type { RunLimits } from "../loop/run-limits.js";
-import type { RunControl } from "../loop/run-control-port.js";
+import type { RunLimits } from "../model/run-limits.js";
+import type { RunControl } from "../tools/run-control-port.js";
 import { type AgentLoopConfig, isLoopKey, LOOP_HOOKS, type LoopHooks } from "../loop/loop-config.js";
 import type { ThinkingBudgets } from "../model/messages.js";
-import type { ToolExecutionMode } from "../tools/tool-types.js";
+import type { ToolExecutionMode } from "../model/tool-types.js";
 import { andThenValue, maybeAsync } from "../rx/maybe-async.js";
 import type { AgentQueues } from "./agent-queues.js";
 import type { AgentRunner } from "./agent-runner.js";

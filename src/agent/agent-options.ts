@@ -3,13 +3,13 @@
  *
  * @module
  */
-import type { RunLimits } from "../loop/run-limits.js";
-import type { RunControl } from "../loop/run-control-port.js";
+import type { RunLimits } from "../model/run-limits.js";
+import type { RunControl } from "../tools/run-control-port.js";
 // LOOP_HOOKS only for the doc link.
 import type { LOOP_HOOKS, LoopHooks, QueueMode } from "../loop/loop-config.js";
 import type { StreamFn, ThinkingBudgets } from "../model/messages.js";
-import type { ToolExecutionMode } from "../tools/tool-types.js";
-import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
+import type { ToolExecutionMode } from "../model/tool-types.js";
+import type { ArgumentValidator } from "../model/argument-validator.js";
 import type { SchedulerLike } from "rxjs";
 import type { AgentInitialState } from "./agent-state-types.js";
 import type { AgentSession } from "./session-port.js";

@@ -6,14 +6,14 @@
  * @module
  */
 import { concat, defer, EMPTY, ignoreElements, isObservable, map, Observable } from "rxjs";
-import { Broadcast } from "../rx/broadcast.js";
+import { Broadcast } from "../engine/broadcast.js";
 import { launchAgentLoop } from "../loop/agent-loop.js";
 import type { AgentLoopConfig } from "../loop/loop-config.js";
 import { describeError } from "../model/describe-error.js";
 import type { StreamFn, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import type { Failure } from "../rx/maybe-async.js";
-import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
+import type { ArgumentValidator } from "../model/argument-validator.js";
 import { ActiveRun } from "./active-run.js";
 import { ApprovalDesk } from "./approval-desk.js";
 import type { AgentStateStore } from "./agent-state.js";

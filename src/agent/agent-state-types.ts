@@ -6,7 +6,7 @@
  */
 import type { Model, ThinkingLevel, Usage } from "../model/messages.js";
 import type { AgentMessage, CallCancellation, LimitReached } from "../model/types.js";
-import type { AgentTool, ToolApprovalRequest } from "../tools/tool-types.js";
+import type { AgentTool, ToolApprovalRequest } from "../model/tool-types.js";
 
 /**
  * What the `Agent` knows. `messages` and `tools` copy the top-level array on assignment; the

@@ -5,10 +5,10 @@
  * @module
  */
 import { ajvValidator } from "../tools/validators/ajv-validator.js";
-import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
+import type { ArgumentValidator } from "../model/argument-validator.js";
 import { Agent as CoreAgent } from "./agent-core.js";
-import type { RunControl } from "../loop/run-control-port.js";
-import { runControl } from "../loop/run-control.js";
+import type { RunControl } from "../tools/run-control-port.js";
+import { runControl } from "../run-control/run-control.js";
 
 export type { AgentListener, AgentOptions, PromptInput } from "./agent-core.js";
 

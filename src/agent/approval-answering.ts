@@ -7,7 +7,7 @@
 import type { Observable, Subscription } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import type { AgentEvent } from "../model/types.js";
-import type { ToolApprovalDecision } from "../tools/tool-types.js";
+import type { ToolApprovalDecision } from "../model/tool-types.js";
 import type { AgentRunner } from "./agent-runner.js";
 import type { AgentStateStore } from "./agent-state.js";
 import type { ParkedRun } from "./parked-run.js";

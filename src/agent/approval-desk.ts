@@ -6,7 +6,7 @@
  * @module
  */
 import { Observable } from "rxjs";
-import type { ToolApprovalDecision, ToolApprovalRequest } from "../tools/tool-types.js";
+import type { ToolApprovalDecision, ToolApprovalRequest } from "../model/tool-types.js";
 
 /** @internal */
 export class ApprovalDesk {

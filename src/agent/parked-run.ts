@@ -5,7 +5,7 @@
  * @module
  */
 import type { ResumedTurn } from "../loop/run.js";
-import type { ToolApprovalDecision, ToolApprovalRequest } from "../tools/tool-types.js";
+import type { ToolApprovalDecision, ToolApprovalRequest } from "../model/tool-types.js";
 
 /** A resumed run whose batch waits for approvals: it goes on when the first one is answered (SPEC R1). @internal */
 export interface ParkedRun extends ResumedTurn {

@@ -8,7 +8,7 @@
  */
 import type { Observable } from "rxjs";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
-import type { ToolApprovalDecision } from "../tools/tool-types.js";
+import type { ToolApprovalDecision } from "../model/tool-types.js";
 import type { AgentQueues, QueueObserver } from "./agent-queues.js";
 import type { AgentStateStore } from "./agent-state.js";
 import type { ParkedRun } from "./parked-run.js";

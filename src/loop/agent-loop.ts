@@ -24,12 +24,12 @@
  */
 import { catchError, concat, defer, EMPTY, finalize, map, type Observable, of, type Subscription, tap } from "rxjs";
 import { expandSteps } from "../engine/expand-steps.js";
-import { checkDelay } from "./run-limits.js";
-import { assertRunControl, type RunControl } from "./run-control-port.js";
-import { runControl } from "./run-control.js";
+import { checkDelay } from "../model/run-limits.js";
+import { assertRunControl, type RunControl } from "../tools/run-control-port.js";
+import { runControl } from "../run-control/run-control.js";
 import type { StreamFn } from "../model/messages.js";
 import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
-import type { AgentTool } from "../tools/tool-types.js";
+import type { AgentTool } from "../model/tool-types.js";
 import { failure } from "./failure.js";
 import type { AgentLoopConfig } from "./loop-config.js";
 import { type FinishTurn, isStep, NextTurn, type Phase, Request, type Step } from "./steps.js";
@@ -39,7 +39,7 @@ import { appendMessages, openTurn, respond, resumeTurn } from "./turn.js";
 import { finishTurn } from "./turn-end.js";
 import { assertToolSet, validatorFor } from "../tools/tool-set.js";
 import { ajvValidator } from "../tools/validators/ajv-validator.js";
-import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
+import type { ArgumentValidator } from "../model/argument-validator.js";
 
 export type { AgentLoopRun } from "./run.js";
 

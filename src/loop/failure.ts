@@ -10,7 +10,7 @@ import { describeError } from "../model/describe-error.js";
 import type { Message, ToolResultMessage } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import { errorOutcome, toolResultMessage } from "../tools/tool-result.js";
-import { Emitter } from "./emitter.js";
+import { Emitter } from "../engine/emitter.js";
 import type { Run } from "./run.js";
 import { unansweredToolCalls } from "./run-state.js";
 

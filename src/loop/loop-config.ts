@@ -8,10 +8,11 @@ import type { Observable, SchedulerLike } from "rxjs";
 import type { AssistantMessage, Message, Model, ProviderOptions, ThinkingLevel, ToolResultMessage } from "../model/messages.js";
 import type { AgentContext, AgentEvent, AgentMessage, LimitReached } from "../model/types.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
-import type { ToolApprovalDecision, ToolApprovalRequest, ToolExecutionMode, ToolHooks } from "../tools/tool-types.js";
-import type { RunLimits } from "./run-limits.js";
-import type { RunControl } from "./run-control-port.js";
-import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
+import type { ToolApprovalDecision, ToolApprovalRequest, ToolExecutionMode, ToolHooks } from "../model/tool-types.js";
+import type { AgentEmit } from "../engine/emitter.js";
+import type { RunLimits } from "../model/run-limits.js";
+import type { RunControl } from "../tools/run-control-port.js";
+import type { ArgumentValidator } from "../model/argument-validator.js";
 
 /** How many queued messages one poll takes: the oldest only, or all of them. */
 export type QueueMode = "all" | "one-at-a-time";
@@ -134,11 +135,6 @@ export interface AgentLoopConfig extends ToolHooks, ProviderOptions {
   scheduler?: SchedulerLike;
 }
 
-/**
- * Called with every event before the loop goes on; the loop waits for what it returns
- * (a promise or an Observable) — the `Agent` uses this as its listener barrier (SPEC L11).
- */
-export type AgentEmit = (event: AgentEvent) => void | PromiseLike<unknown> | Observable<unknown>;
 
 /**
  * The hooks of a run, in the order of a turn (SPEC L3, T2). The `Agent` takes these names as
@@ -194,3 +190,5 @@ const LOOP_KEY_SET: ReadonlySet<string> = new Set(LOOP_KEYS);
 export function isLoopKey(key: string): boolean {
   return LOOP_KEY_SET.has(key);
 }
+
+export type { AgentEmit } from "../engine/emitter.js";

@@ -14,14 +14,14 @@ import type { AgentContext, AgentEvent, AgentMessage, CallCancellation, LimitRea
 import type { Usage } from "../model/messages.js";
 import { emptyUsage } from "../model/assistant-message.js";
 import { addUsage, copyUsage } from "../model/usage-totals.js";
-import type { CallBudget } from "../tools/call-budget.js";
-import { assertRunControl, type RunControl } from "./run-control-port.js";
-import { Emitter } from "./emitter.js";
+import type { CallAdmission } from "../tools/run-control-port.js";
+import { assertRunControl, type RunControl } from "../tools/run-control-port.js";
+import { Emitter } from "../engine/emitter.js";
 import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type AgentTurnContext, isLoopKey } from "./loop-config.js";
 import { QueuePoll } from "./queue-poll.js";
 import { initialRunState, reduceRunState, repeatsUpdate, resumedRunState, type RunState } from "./run-state.js";
-import type { ToolCallOutcome } from "../tools/tool-types.js";
-import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
+import type { ToolCallOutcome } from "../model/tool-types.js";
+import type { ArgumentValidator } from "../model/argument-validator.js";
 import { assertToolSet } from "../tools/tool-set.js";
 import type { OneAtATime } from "../engine/one-at-a-time.js";
 
@@ -116,7 +116,7 @@ export class Run {
   /** Model requests made so far (SPEC R2). */
   turns = 0;
   /** The run's call limits; absent when it has none (SPEC R2). */
-  readonly budget: CallBudget | undefined;
+  readonly budget: CallAdmission | undefined;
   /** The limit that ends this run, once one is reached (SPEC R2). */
   limit: LimitReached | undefined;
   /** What became of the calls an abort reached (SPEC R4). */

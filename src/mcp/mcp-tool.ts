@@ -12,9 +12,9 @@ import type { Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.
 import type { TextContent } from "../model/messages.js";
 import { describeError } from "../model/describe-error.js";
 import { ABORTED_TOOL_TEXT, errorToolResult } from "../tools/tool-result.js";
-import type { AgentTool, AgentToolResult } from "../tools/tool-types.js";
+import type { AgentTool, AgentToolResult } from "../model/tool-types.js";
 import { ajvValidator } from "../tools/validators/ajv-validator.js";
-import type { ArgumentValidator } from "../tools/validators/argument-validator.js";
+import type { ArgumentValidator } from "../model/argument-validator.js";
 import { callFailureText } from "./call-failure.js";
 import { resultOverLimit, type McpLimits } from "./limits.js";
 import { mcpToolName } from "./tool-name.js";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { AgentTool } from "../tools/tool-types.js";
+import type { AgentTool } from "../model/tool-types.js";
 
 /** A tool {@link mergeTools} left out because an earlier tool has its name. */
 export interface ToolCollision {

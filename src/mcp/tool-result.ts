@@ -6,7 +6,7 @@
  * @module
  */
 import type { ImageContent, TextContent } from "../model/messages.js";
-import type { AgentToolResult } from "../tools/tool-types.js";
+import type { AgentToolResult } from "../model/tool-types.js";
 
 /** How `structuredContent` reaches the model; it is always in `details.structuredContent`. */
 export type StructuredContentMode =

@@ -7,7 +7,7 @@ import type { SystemMessage, Tool } from "./messages.js";
 import { applyToolDelta, declarationKey, getToolChanges, isSystem, type ToolChanges } from "./transcript.js";
 import { TranscriptCursor } from "./transcript-cursor.js";
 import type { AgentMessage } from "./types.js";
-import type { AgentTool } from "../tools/tool-types.js";
+import type { AgentTool } from "./tool-types.js";
 
 /**
  * Declares tool changes before a request (SPEC M5). Remembers what it has read of an

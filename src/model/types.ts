@@ -1,35 +1,15 @@
 /**
- * The agent-level vocabulary: app messages, the context a run reads, and the lifecycle events
- * (SPEC M2, L2).
+ * The agent-level vocabulary: the lifecycle events (SPEC L2), with the app messages
+ * (`agent-message.ts`) and the tools and the context a run reads (`tool-types.ts`).
  *
  * @module
  */
 import type { AssistantMessageEvent, Message, ToolResultMessage, Usage } from "./messages.js";
-import type { AgentTool, AgentToolResult, ToolCancellation } from "../tools/tool-types.js";
+import type { AgentMessage } from "./agent-message.js";
+import type { AgentToolResult, ToolCancellation } from "./tool-types.js";
 
-/**
- * App message types, added by declaration merging (SPEC M2).
- *
- * @example
- * ```ts
- * declare module "rxagent" {
- *   interface CustomAgentMessages {
- *     notice: { role: "notice"; text: string; timestamp: number };
- *   }
- * }
- * ```
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
-export interface CustomAgentMessages {}
-
-/** A transcript entry: a model message or an app message from {@link CustomAgentMessages}. */
-export type AgentMessage = Message | CustomAgentMessages[keyof CustomAgentMessages];
-
-/** What the loop reads and appends to. `tools` are the executable tools of this run. */
-export interface AgentContext {
-  messages: AgentMessage[];
-  tools?: AgentTool[];
-}
+export type { AgentMessage, CustomAgentMessages } from "./agent-message.js";
+export type { AgentContext } from "./tool-types.js";
 
 /**
  * Lifecycle events of a run (SPEC L2). `tool_approval_request` and `tool_approval_end` are

@@ -9,7 +9,7 @@
 import type { AssistantMessage, ImageContent, TextContent, ThinkingContent, ToolCall } from "../model/messages.js";
 import { finishReason } from "./attributes.js";
 import type { AgentMessage } from "../model/types.js";
-import type { AgentToolResult } from "../tools/tool-types.js";
+import type { AgentToolResult } from "../model/tool-types.js";
 
 type Block = TextContent | ImageContent | ThinkingContent | ToolCall;
 type Part = Record<string, unknown>;

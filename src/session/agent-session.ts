@@ -10,7 +10,7 @@ import { catchError, concat, defer, EMPTY, finalize, ignoreElements, isObservabl
 import type { AgentSession, SessionHost } from "../agent/session-port.js";
 import type { AgentEvent } from "../model/types.js";
 import { andThen, maybeAsync } from "../rx/maybe-async.js";
-import type { AgentTool } from "../tools/tool-types.js";
+import type { AgentTool } from "../model/tool-types.js";
 import { JOURNAL_VERSION, type ReplayPolicy } from "./journal-entry.js";
 import { journalFailureText } from "./journal-failure.js";
 import { SessionFencedError } from "./session-errors.js";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { AgentMessage } from "../model/types.js";
-import type { AgentToolResult } from "../tools/tool-types.js";
+import type { AgentToolResult } from "../model/tool-types.js";
 import { SessionCorruptError } from "./session-errors.js";
 
 /** The journal format this release writes and reads. */

@@ -7,8 +7,8 @@
 import type { AssistantMessage, ToolCall } from "../model/messages.js";
 import type { AgentMessage } from "../model/types.js";
 import { errorOutcome } from "../tools/tool-result.js";
-import type { ToolApprovalDecision, ToolApprovalRequest, ToolCallOutcome } from "../tools/tool-types.js";
-import { deniedText } from "../tools/tool-approval.js";
+import type { ToolApprovalDecision, ToolApprovalRequest, ToolCallOutcome } from "../model/tool-types.js";
+import { deniedText } from "../run-control/tool-approval.js";
 import type { SessionImage } from "./session-image.js";
 
 /** The text the model reads for a call that may or may not have taken effect (replay `"never"`). */

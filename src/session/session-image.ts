@@ -10,7 +10,7 @@ import type { AgentMessage } from "../model/types.js";
 import type { AssistantMessage, Usage } from "../model/messages.js";
 import { emptyUsage } from "../model/assistant-message.js";
 import { addUsage } from "../model/usage-totals.js";
-import type { ToolApprovalDecision, ToolApprovalRequest } from "../tools/tool-types.js";
+import type { ToolApprovalDecision, ToolApprovalRequest } from "../model/tool-types.js";
 import type { JournalEntry, JournalQueue, ReplayPolicy, ToolEndedEntry } from "./journal-entry.js";
 
 /** A message waiting in a queue, with the seq of the entry that queued it. */

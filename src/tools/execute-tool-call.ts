@@ -9,7 +9,7 @@ import { isThenable } from "../rx/maybe-async.js";
 import { ignoreOutcome, promiseInVirtualRunError, stallsVirtualRun } from "../rx/virtual-run.js";
 import type { PreparedToolCall, ToolCallEnvironment } from "./prepare-tool-call.js";
 import { ABORTED_TOOL_TEXT, errorToolResult, normalizeToolResult } from "./tool-result.js";
-import type { AgentToolResult, ToolCancellation } from "./tool-types.js";
+import type { AgentToolResult, ToolCancellation } from "../model/tool-types.js";
 
 /** What the model reads for a call that ran past its time limit (SPEC R2). */
 export function timedOutText(toolName: string, timeoutMs: number): string {

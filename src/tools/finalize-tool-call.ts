@@ -10,7 +10,7 @@ import { fromHook, orFailure } from "../rx/from-hook.js";
 import type { ToolExecutionNote } from "./execute-tool-call.js";
 import type { PreparedToolCall, ToolCallEnvironment } from "./prepare-tool-call.js";
 import { errorToolResult } from "./tool-result.js";
-import type { AfterToolCallResult, AgentToolResult, ToolCallOutcome } from "./tool-types.js";
+import type { AfterToolCallResult, AgentToolResult, ToolCallOutcome } from "../model/tool-types.js";
 
 /** The result a tool reported, as `executeToolCall` ends with it. */
 export type ExecutedToolCall = Extract<ToolExecutionNote, { type: "result" }>;

@@ -12,56 +12,13 @@ import type { AgentContext } from "../model/types.js";
 import { Failure } from "../rx/maybe-async.js";
 import { fromHook, orFailure } from "../rx/from-hook.js";
 import { ABORTED_TOOL_TEXT, errorToolResult } from "./tool-result.js";
-import type { CallBudget } from "./call-budget.js";
-import type { RunControl } from "../loop/run-control-port.js";
-import type { AgentTool, BeforeToolCallResult, ToolApprovalDecision, ToolApprovalRequest, ToolCallOutcome, ToolHooks } from "./tool-types.js";
+import type { PreparedToolCall, ToolCallEnvironment, ToolCallPreparation } from "./run-control-port.js";
+import type { AgentTool, BeforeToolCallResult, ToolApprovalDecision, ToolApprovalRequest, ToolCallOutcome, ToolHooks } from "../model/tool-types.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
 import { checkToolArguments } from "./validation.js";
-import type { ArgumentValidator } from "./validators/argument-validator.js";
+import type { ArgumentValidator } from "../model/argument-validator.js";
 
-/** What a tool call runs against. */
-export interface ToolCallEnvironment extends ToolHooks {
-  tools: readonly AgentTool[];
-  context: AgentContext;
-  assistantMessage: AssistantMessage;
-  signal: AbortSignal;
-  /** Clock for durations and timestamps. */
-  now: () => number;
-  /** Checks arguments for tools without a `validator` of their own. */
-  validator: ArgumentValidator;
-  /** Where an Observable tool's standing progress is shown from (see `executeToolCall`); asap when absent. */
-  scheduler?: SchedulerLike;
-  /** Calls already decided, by id: they are not run, their outcome is this (a resumed turn, SPEC S5). */
-  settled?: ReadonlyMap<string, ToolCallOutcome>;
-  /** Answers calls that need approval (SPEC R1). */
-  requestApproval?: (request: ToolApprovalRequest, signal: AbortSignal) => MaybeAsync<ToolApprovalDecision>;
-  /** The most calls of a parallel batch executing at once (SPEC R3). */
-  maxConcurrency?: number;
-  /** Each call's time limit when its tool names none (SPEC R2). */
-  toolTimeoutMs?: number;
-  /** How long a promise tool is waited for after an abort (SPEC R4). */
-  abortGraceMs?: number;
-  /** The run's call limits, counted as calls pass preflight (SPEC R2). */
-  budget?: CallBudget;
-  /** Approvals, call limits and scheduling, when the run has them (SPEC R1–R3). */
-  control?: RunControl;
-}
-
-/** A call ready to execute: its tool and its validated arguments. */
-export interface PreparedToolCall {
-  kind: "prepared";
-  toolCall: ToolCall;
-  tool: AgentTool;
-  args: unknown;
-  /** Waits for approval before it executes (SPEC R1). */
-  approval?: boolean;
-  /** Its tool's `concurrencyKey` for these arguments (SPEC R3). */
-  key?: string;
-}
-
-/** A call ready to execute, or one already decided (unknown tool, invalid arguments, blocked, aborted). */
-export type ToolCallPreparation = { kind: "immediate"; outcome: ToolCallOutcome } | PreparedToolCall;
-
+export type { PreparedToolCall, ToolCallEnvironment, ToolCallPreparation } from "./run-control-port.js";
 
 function immediate(toolCall: ToolCall, text: string, terminate?: boolean): ToolCallPreparation {
   const result = errorToolResult(text);

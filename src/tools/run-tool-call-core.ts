@@ -7,7 +7,7 @@
 import type { Observable } from "rxjs";
 import type { ToolCall } from "../model/messages.js";
 import { type RunToolCallOptions, runToolCallWith } from "./run-tool-call.js";
-import type { ToolCallOutcome } from "./tool-types.js";
+import type { ToolCallOutcome } from "../model/tool-types.js";
 
 /**
  * One call through the loop's pipeline without events (SPEC T5), validated by

@@ -9,10 +9,10 @@ import type { AgentContext } from "../model/types.js";
 import { executeToolCall } from "./execute-tool-call.js";
 import { finalizeToolCall } from "./finalize-tool-call.js";
 import { prepareToolCall, type ToolCallEnvironment } from "./prepare-tool-call.js";
-import type { AgentTool, AgentToolResult, ToolCallOutcome, ToolHooks } from "./tool-types.js";
+import type { AgentTool, AgentToolResult, ToolCallOutcome, ToolHooks } from "../model/tool-types.js";
 import { validatorFor } from "./tool-set.js";
 import { ajvValidator } from "./validators/ajv-validator.js";
-import type { ArgumentValidator } from "./validators/argument-validator.js";
+import type { ArgumentValidator } from "../model/argument-validator.js";
 
 /** Options of {@link runToolCall}. */
 export interface RunToolCallOptions extends ToolHooks {

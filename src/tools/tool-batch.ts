@@ -12,14 +12,13 @@
 import { concat, concatMap, defer, EMPTY, from, ignoreElements, mergeMap, type Observable, of } from "rxjs";
 import type { ToolCall, ToolResultMessage } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
-import type { Emitter } from "../loop/emitter.js";
-import { usesRunControl } from "../loop/run-control-port.js";
+import type { Emitter } from "../engine/emitter.js";
+import { usesRunControl } from "./run-control-port.js";
 import { executeToolCall } from "./execute-tool-call.js";
 import { finalizeToolCall } from "./finalize-tool-call.js";
 import { notStarted, prepareToolCall, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
-import { approvalRequestEvent } from "./tool-approval.js";
 import { errorOutcome, toolResultMessage, truncatedToolCallText } from "./tool-result.js";
-import type { ToolCallOutcome } from "./tool-types.js";
+import type { ToolCallOutcome } from "../model/tool-types.js";
 
 /** What a finished batch leaves behind: the last value of a batch, after its events. */
 export class ToolBatchResult {
@@ -46,6 +45,12 @@ function endEvent(outcome: ToolCallOutcome): AgentEvent {
   if (outcome.durationMs !== undefined) event.durationMs = outcome.durationMs;
   if (outcome.cancellation !== undefined) event.cancellation = outcome.cancellation;
   return event;
+}
+
+/** The `tool_approval_request` event of a call. */
+export function approvalRequestEvent(prepared: PreparedToolCall): AgentEvent {
+  const { toolCall } = prepared;
+  return { type: "tool_approval_request", toolCallId: toolCall.id, toolName: toolCall.name, args: prepared.args };
 }
 
 /** `message_start` and `message_end` of a call's result message. */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ToolCall, ToolResultMessage } from "../model/messages.js";
-import type { AgentToolResult, ToolCallOutcome } from "./tool-types.js";
+import type { AgentToolResult, ToolCallOutcome } from "../model/tool-types.js";
 
 /** The text of a tool result that was stopped by an abort. */
 export const ABORTED_TOOL_TEXT = "Operation aborted";

@@ -6,9 +6,9 @@
  * @module
  */
 import { describeError } from "../model/describe-error.js";
-import { checkDelay } from "../loop/run-limits.js";
-import type { AgentTool } from "./tool-types.js";
-import type { ArgumentValidator } from "./validators/argument-validator.js";
+import { checkDelay } from "../model/run-limits.js";
+import type { AgentTool } from "../model/tool-types.js";
+import type { ArgumentValidator } from "../model/argument-validator.js";
 
 /**
  * Throws an `Error` naming the first tool that is not usable: a missing or repeated name, a

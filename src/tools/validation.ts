@@ -8,7 +8,7 @@
 import type { ToolCall } from "../model/messages.js";
 import { copyArguments } from "./copy-arguments.js";
 import { ajvValidator } from "./validators/ajv-validator.js";
-import type { ArgumentValidator, ValidationIssue } from "./validators/argument-validator.js";
+import type { ArgumentValidator, ValidationIssue } from "../model/argument-validator.js";
 
 type Schema = {
   type?: string | string[];

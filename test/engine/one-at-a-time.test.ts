@@ -1,11 +1,16 @@
 /**
- * `OneAtATime` and `Values` sharing it (SPEC A5): an item that comes up while another is being
+ * `OneAtATime` and `values` sharing it (SPEC A5): an item that comes up while another is being
  * told goes out after it, never from inside its wait.
  */
-import { merge, Observable, Subject } from "rxjs";
+import { concatMap, from, merge, Observable, Subject } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { OneAtATime } from "../../src/engine/one-at-a-time.js";
-import { Values } from "../../src/rx/values.js";
+import { told, type WaitFor } from "../../src/engine/told.js";
+
+/** Items told one after another, as the Emitter tells a run's events. */
+function values<T>(items: readonly T[], wait: WaitFor<T>, turn: OneAtATime | undefined): Observable<T> {
+  return from(items).pipe(concatMap((item) => told(item, wait, turn)));
+}
 
 describe("OneAtATime", () => {
   it("A5: after() subscribes at once when nothing is told, else once the telling is over, in the order they came up", () => {
@@ -60,25 +65,25 @@ function abortOnA(items: string[], turn: OneAtATime | undefined): string[] {
     log.push(`wait ${item} returns`);
     return undefined;
   };
-  const answer = new Observable<string>((subscriber) => abort.subscribe(() => new Values(["x"], undefined, wait, 0, turn).subscribe(subscriber)));
-  merge(answer, new Values(items, undefined, wait, 0, turn)).subscribe((v) => log.push(`next ${v}`));
+  const answer = new Observable<string>((subscriber) => abort.subscribe(() => values(["x"], wait, turn).subscribe(subscriber)));
+  merge(answer, values(items, wait, turn)).subscribe((v) => log.push(`next ${v}`));
   return log;
 }
 
-describe("Values sharing a turn", () => {
+describe("values sharing a turn", () => {
   it("A5: an item that comes up inside another item's wait is told after that item went out", () => {
     const log = abortOnA(["a", "b"], new OneAtATime());
     expect(log).toEqual(["wait a", "wait a returns", "next a", "wait x", "wait x returns", "next x", "wait b", "wait b returns", "next b"]);
   });
 
-  it("A6: a wait that throws errors its Values and gives the turn back: the next Values is told", () => {
+  it("A6: a wait that throws errors its values and gives the turn back: the next values is told", () => {
     const turn = new OneAtATime();
     const log: string[] = [];
-    new Values(["a"], undefined, () => {
+    values(["a"], () => {
       throw new Error("wait failed");
-    }, 0, turn).subscribe({ error: (error: Error) => log.push(error.message) });
+    }, turn).subscribe({ error: (error: Error) => log.push(error.message) });
     expect(turn.busy).toBe(false);
-    new Values(["b"], undefined, () => undefined, 0, turn).subscribe({ next: (v) => log.push(v), complete: () => log.push("done") });
+    values(["b"], () => undefined, turn).subscribe({ next: (v) => log.push(v), complete: () => log.push("done") });
     expect(log).toEqual(["wait failed", "b", "done"]);
   });
 
@@ -95,8 +100,8 @@ describe("Values sharing a turn", () => {
         subscriber.complete();
       });
     };
-    const answer = new Observable<string>((subscriber) => abort.subscribe(() => new Values(["x"], undefined, wait, 0, turn).subscribe(subscriber)));
-    merge(answer, new Values(["a"], undefined, wait, 0, turn)).subscribe((v) => log.push(`next ${v}`));
+    const answer = new Observable<string>((subscriber) => abort.subscribe(() => values(["x"], wait, turn).subscribe(subscriber)));
+    merge(answer, values(["a"], wait, turn)).subscribe((v) => log.push(`next ${v}`));
     expect(log).toEqual(["wait a", "next a", "settled a", "wait x", "next x", "settled x"]);
   });
 

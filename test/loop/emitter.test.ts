@@ -5,7 +5,7 @@
 import { concat, defer, finalize, of } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { runAgentLoop } from "../../src/loop/agent-loop.js";
-import { Emitter } from "../../src/loop/emitter.js";
+import { Emitter } from "../../src/engine/emitter.js";
 import { fauxProvider } from "../../src/testing/index.js";
 import { model, user } from "../helpers/fixtures.js";
 import type { AgentEvent } from "../../src/model/types.js";

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Agent, type AgentEvent, type ToolResultMessage } from "../../src/index.js";
 import { CANCEL_REASON, connectMcpHttp, mcpAgentTool, type McpAgentTool, type McpConnection } from "../../src/mcp/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
-import type { AgentToolResult } from "../../src/tools/tool-types.js";
+import type { AgentToolResult } from "../../src/model/tool-types.js";
 import { sleep, startEverythingHttp, tapConnected, trackingFetch, until, type HttpEverything } from "./servers.js";
 
 const cleanup: (() => Promise<void>)[] = [];

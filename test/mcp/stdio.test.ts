@@ -10,7 +10,7 @@ import { defer, finalize, firstValueFrom, repeat, retry, switchMap, tap } from "
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent, interpretingValidator, type AgentEvent, type ToolResultMessage } from "../../src/index.js";
 import { CANCEL_REASON, connectMcp, type McpConnection, type McpResultDetails } from "../../src/mcp/index.js";
-import type { AgentToolResult } from "../../src/tools/tool-types.js";
+import type { AgentToolResult } from "../../src/model/tool-types.js";
 import { connectMcpStdio, type McpStdioOptions } from "../../src/mcp/stdio.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { ajvValidator } from "../../src/tools/validators/ajv-validator.js";

@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from "vitest";
 import { Agent, interpretingValidator, type ToolResultMessage } from "../../src/index.js";
 import { CANCEL_REASON, mcpAgentTool, mcpToolName, mcpToolParameters, MAX_TOOL_NAME_LENGTH, SERVER_VALIDATED, uniqueToolNames, type McpAgentTool, type McpToolCaller, type McpToolDefinition } from "../../src/mcp/index.js";
 import { ajvValidator } from "../../src/tools/validators/ajv-validator.js";
-import type { AgentToolResult } from "../../src/tools/tool-types.js";
+import type { AgentToolResult } from "../../src/model/tool-types.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { until } from "./servers.js";
 

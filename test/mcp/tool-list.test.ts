@@ -12,7 +12,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { firstValueFrom, lastValueFrom, toArray, type Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { connectMcp, type McpAgentTool, type McpConnectOptions } from "../../src/mcp/index.js";
-import type { AgentToolResult } from "../../src/tools/tool-types.js";
+import type { AgentToolResult } from "../../src/model/tool-types.js";
 import { sleep, tapped, until } from "./servers.js";
 
 const tool = (name: string): Tool => ({ name, description: `The ${name} tool.`, inputSchema: { type: "object", properties: {} } });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentTool, AgentToolResult, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxReply } from "../../src/testing/index.js";
-import { Emitter } from "../../src/loop/emitter.js";
+import { Emitter } from "../../src/engine/emitter.js";
 import { executeToolBatch, ToolBatchResult } from "../../src/tools/tool-batch.js";
 import { truncatedToolCallText } from "../../src/tools/tool-result.js";
 import { agentEnd, collectSync, committed, contextWith, model, roles, textOf, textResult, tool, toolEnvironment, types, user } from "../helpers/fixtures.js";

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { ToolCall, Usage } from "../../src/index.js";
 import { normalizeToolResult, toolResultMessage } from "../../src/tools/tool-result.js";
-import type { ToolCallOutcome } from "../../src/tools/tool-types.js";
+import type { ToolCallOutcome } from "../../src/model/tool-types.js";
 
 const toolCall: ToolCall = { type: "toolCall", id: "c1", name: "t", arguments: {} };
 const usage: Usage = { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };

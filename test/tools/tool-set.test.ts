@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/index.js";
 import { assertToolSet, NO_VALIDATOR, validatorFor } from "../../src/tools/tool-set.js";
-import type { ArgumentValidator } from "../../src/tools/validators/argument-validator.js";
+import type { ArgumentValidator } from "../../src/model/argument-validator.js";
 import { textResult, tool } from "../helpers/fixtures.js";
 
 const accepting: ArgumentValidator = { name: "accepting", compile: () => () => undefined };

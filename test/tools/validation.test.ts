@@ -5,7 +5,7 @@
 import { Ajv } from "ajv";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { validateToolArguments } from "../../src/tools/validation.js";
-import type { ArgumentValidator } from "../../src/tools/validators/argument-validator.js";
+import type { ArgumentValidator } from "../../src/model/argument-validator.js";
 
 const args = (value: unknown) => ({ arguments: value as Record<string, unknown> });
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { Ajv, type ValidateFunction } from "ajv";
-import type { ArgumentValidator, ValidateArguments } from "./argument-validator.js";
+import type { ArgumentValidator, ValidateArguments } from "../../model/argument-validator.js";
 import { checkWith } from "./precompiled-validator.js";
 
 // Made on first compile, so an app that picked another validator never constructs it.

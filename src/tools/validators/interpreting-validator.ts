@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { ArgumentValidator, ValidateArguments } from "./argument-validator.js";
+import type { ArgumentValidator, ValidateArguments } from "../../model/argument-validator.js";
 import { Compiler, SchemaError } from "./interpreting/compiler.js";
 import { isObject } from "./interpreting/json-values.js";
 import { run } from "./interpreting/run.js";

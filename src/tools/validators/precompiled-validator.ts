@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ArgumentValidator, ValidateArguments, ValidationIssue } from "./argument-validator.js";
+import type { ArgumentValidator, ValidateArguments, ValidationIssue } from "../../model/argument-validator.js";
 
 /**
  * One error as ajv reports it (its `ErrorObject`), reduced to what rxagent reads.

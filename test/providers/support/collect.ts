@@ -2,7 +2,7 @@
 import { lastValueFrom, toArray, type Observable } from "rxjs";
 import { callStreamFn } from "../../../src/stream/stream-fn-call.js";
 import type { AssistantMessage, AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../../../src/model/messages.js";
-import type { AgentTool } from "../../../src/tools/tool-types.js";
+import type { AgentTool } from "../../../src/model/tool-types.js";
 
 /** A Chat Completions model as an app would describe it. */
 export const model: Model = { id: "gpt-4o-mini", api: "openai-completions", provider: "openai", reasoning: false };

@@ -3,7 +3,7 @@
  * it never generates code (so it runs under a CSP without 'unsafe-eval').
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ValidationIssue } from "../../../src/tools/validators/argument-validator.js";
+import type { ValidationIssue } from "../../../src/model/argument-validator.js";
 
 const { interpretingValidator } = await import("../../../src/tools/validators/interpreting-validator.js");
 

@@ -12,7 +12,7 @@ import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { ajvValidator } from "../../../src/tools/validators/ajv-validator.js";
-import type { ArgumentValidator } from "../../../src/tools/validators/argument-validator.js";
+import type { ArgumentValidator } from "../../../src/model/argument-validator.js";
 import { interpretingValidator } from "../../../src/tools/validators/interpreting-validator.js";
 import { precompiledValidator, type StandaloneValidate } from "../../../src/tools/validators/precompiled-validator.js";
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Ajv } from "ajv";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import type { ArgumentValidator } from "../../../src/tools/validators/argument-validator.js";
+import type { ArgumentValidator } from "../../../src/model/argument-validator.js";
 import { interpretingValidator } from "../../../src/tools/validators/interpreting-validator.js";
 import { issuesFromAjvErrors, precompiledValidator, schemaKeyOf, type StandaloneValidate } from "../../../src/tools/validators/precompiled-validator.js";
 

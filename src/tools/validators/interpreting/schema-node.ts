@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ValidationIssue } from "../argument-validator.js";
+import type { ValidationIssue } from "../../../model/argument-validator.js";
 
 /** A JSON Schema `type` name. */
 export type JsonType = "array" | "boolean" | "integer" | "null" | "number" | "object" | "string";

@@ -5,7 +5,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { expect } from "vitest";
 import { AJV_OPTIONS } from "../../../../src/tools/validators/ajv-validator.js";
-import type { ValidationIssue } from "../../../../src/tools/validators/argument-validator.js";
+import type { ValidationIssue } from "../../../../src/model/argument-validator.js";
 import { interpretingValidator } from "../../../../src/tools/validators/interpreting-validator.js";
 import { issuesFromAjvErrors } from "../../../../src/tools/validators/precompiled-validator.js";
 

@@ -7,7 +7,7 @@
 import { canonicalJson } from "../model/canonical-json.js";
 import type { ToolCall } from "../model/messages.js";
 import type { LimitReached } from "../model/types.js";
-import { limitReached, type RunLimits } from "../loop/run-limits.js";
+import { limitReached, type RunLimits } from "../model/run-limits.js";
 
 /**
  * Decides per call whether the run's call limits let it run. Owned by one run.

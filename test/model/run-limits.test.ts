@@ -7,7 +7,7 @@
 import { filter, Observable, Subject, tap, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop, agentLoopContinue } from "../../src/loop/agent-loop.js";
-import { limitReached, MAX_DELAY_MS, requestLimit } from "../../src/loop/run-limits.js";
+import { limitReached, MAX_DELAY_MS, requestLimit } from "../../src/model/run-limits.js";
 import type { AgentEvent, AgentLoopConfig, AgentMessage, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { agentEnd, collectSync, committed, contextWith, model, roles, textOf, textResult, tool, user } from "../helpers/fixtures.js";

@@ -7,11 +7,11 @@
  * @module
  */
 import { asyncScheduler } from "rxjs";
-import { CallBudget } from "../tools/call-budget.js";
-import { admitCall, scheduleCalls } from "../tools/controlled-batch.js";
-import { awaitApproval, needingApproval } from "../tools/tool-approval.js";
-import type { RunControl } from "./run-control-port.js";
-import { checkPositiveInteger, checkRunLimits, limitReached, requestLimit } from "./run-limits.js";
+import { CallBudget } from "./call-budget.js";
+import { admitCall, scheduleCalls } from "./controlled-batch.js";
+import { awaitApproval, needingApproval } from "./tool-approval.js";
+import type { RunControl } from "../tools/run-control-port.js";
+import { checkPositiveInteger, checkRunLimits, limitReached, requestLimit } from "../model/run-limits.js";
 
 /**
  * Approvals, limits and scheduling for runs of `rxagent/core`'s `Agent` and `agentLoop`.

@@ -3,7 +3,7 @@
  * every ordinal, and what comes after a limit in "end" mode.
  */
 import { describe, expect, it } from "vitest";
-import { CallBudget } from "../../src/tools/call-budget.js";
+import { CallBudget } from "../../src/run-control/call-budget.js";
 import type { ToolCall } from "../../src/model/messages.js";
 
 const call = (name: string, id: string): ToolCall => ({ type: "toolCall", id, name, arguments: {} });

@@ -5,12 +5,17 @@
  * @module
  */
 import { concatMap, from, isObservable, type Observable, of } from "rxjs";
-import { OneAtATime } from "../engine/one-at-a-time.js";
-import { told, type WaitFor } from "../engine/told.js";
+import { OneAtATime } from "./one-at-a-time.js";
+import { told, type WaitFor } from "./told.js";
 import type { AgentEvent } from "../model/types.js";
 import type { ToolCall } from "../model/messages.js";
 import { failedWith, type OnFailure, settleOrFail } from "../rx/maybe-async.js";
-import type { AgentEmit } from "./loop-config.js";
+
+/**
+ * Called with every event before the loop goes on; the loop waits for what it returns
+ * (a promise or an Observable) — the `Agent` uses this as its listener barrier (SPEC L11).
+ */
+export type AgentEmit = (event: AgentEvent) => void | PromiseLike<unknown> | Observable<unknown>;
 
 /**
  * Emits events, each one through `emit` first: `emit` is called (the `Agent` reduces its state

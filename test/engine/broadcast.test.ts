@@ -4,7 +4,7 @@
  */
 import { Subject, type Subscription } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { Broadcast } from "../../src/rx/broadcast.js";
+import { Broadcast } from "../../src/engine/broadcast.js";
 
 describe("Broadcast", () => {
   it("A7: each value goes to the subscribers of that moment, in subscription order; a late subscriber misses what came before", () => {

@@ -8,13 +8,13 @@
 import { concatMap, defer, from, groupBy, mergeMap, Observable, of } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import type { AgentEvent } from "../model/types.js";
-import type { Emitter } from "../loop/emitter.js";
+import type { Emitter } from "../engine/emitter.js";
 import { ConcurrencySlots } from "./concurrency-slots.js";
-import { notStarted, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
+import { notStarted, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "../tools/prepare-tool-call.js";
 import { awaitApproval, withApprovalNeed } from "./tool-approval.js";
-import { runPrepared } from "./tool-batch.js";
-import { errorOutcome } from "./tool-result.js";
-import type { ToolCallOutcome } from "./tool-types.js";
+import { runPrepared } from "../tools/tool-batch.js";
+import { errorOutcome } from "../tools/tool-result.js";
+import type { ToolCallOutcome } from "../model/tool-types.js";
 
 /**
  * A prepared call through the run's call limits, its tool's concurrency key and its approval rule

@@ -11,12 +11,12 @@ import type { ToolCall } from "../model/messages.js";
 import type { AgentEvent } from "../model/types.js";
 import { Failure } from "../rx/maybe-async.js";
 import { fromHook, orFailure } from "../rx/from-hook.js";
-import { untilAborted } from "./until-aborted.js";
-import type { Emitter } from "../loop/emitter.js";
-import { noApprover, notStarted, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
-import { errorOutcome } from "./tool-result.js";
-import type { ToolApprovalDecision, ToolCallOutcome } from "./tool-types.js";
-import { checkToolArguments } from "./validation.js";
+import { untilAborted } from "../tools/until-aborted.js";
+import type { Emitter } from "../engine/emitter.js";
+import { noApprover, notStarted, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "../tools/prepare-tool-call.js";
+import { errorOutcome } from "../tools/tool-result.js";
+import type { ToolApprovalDecision, ToolCallOutcome } from "../model/tool-types.js";
+import { checkToolArguments } from "../tools/validation.js";
 
 /** The prepared call, marked when its tool's `needsApproval` asks for a human (or an error result when that check failed). */
 export function withApprovalNeed(prepared: PreparedToolCall, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
@@ -42,12 +42,6 @@ export function withApprovalNeed(prepared: PreparedToolCall, env: ToolCallEnviro
 export function needingApproval(prepared: PreparedToolCall, env: Pick<ToolCallEnvironment, "requestApproval">): ToolCallPreparation {
   if (!env.requestApproval) return noApprover(prepared.toolCall);
   return prepared.approval ? prepared : { ...prepared, approval: true };
-}
-
-/** The `tool_approval_request` event of a call. */
-export function approvalRequestEvent(prepared: PreparedToolCall): AgentEvent {
-  const { toolCall } = prepared;
-  return { type: "tool_approval_request", toolCallId: toolCall.id, toolName: toolCall.name, args: prepared.args };
 }
 
 /**

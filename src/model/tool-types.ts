@@ -5,10 +5,16 @@
  * @module
  */
 import type { Observable } from "rxjs";
-import type { AssistantMessage, ImageContent, TextContent, Tool, ToolCall, Usage } from "../model/messages.js";
-import type { AgentContext } from "../model/types.js";
+import type { AssistantMessage, ImageContent, TextContent, Tool, ToolCall, Usage } from "./messages.js";
+import type { AgentMessage } from "./agent-message.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
-import type { ArgumentValidator } from "./validators/argument-validator.js";
+import type { ArgumentValidator } from "./argument-validator.js";
+
+/** What the loop reads and appends to. `tools` are the executable tools of this run. */
+export interface AgentContext {
+  messages: AgentMessage[];
+  tools?: AgentTool[];
+}
 
 /** How the tool calls of one assistant message run. */
 export type ToolExecutionMode = "sequential" | "parallel";

@@ -6,18 +6,73 @@
  *
  * @module
  */
-import type { Observable, Subscription } from "rxjs";
-import type { Usage } from "../model/messages.js";
+import type { Observable, SchedulerLike, Subscription } from "rxjs";
+import type { AssistantMessage, ToolCall, Usage } from "../model/messages.js";
+import type { ArgumentValidator } from "../model/argument-validator.js";
 import type { AgentEvent, LimitReached } from "../model/types.js";
-import type { CallBudget } from "../tools/call-budget.js";
-import type { PreparedToolCall, ToolCallEnvironment, ToolCallPreparation } from "../tools/prepare-tool-call.js";
-import type { AgentTool, ToolCallOutcome } from "../tools/tool-types.js";
-import type { Emitter } from "./emitter.js";
-import type { AgentLoopConfig } from "./loop-config.js";
-import type { RunLimits } from "./run-limits.js";
+import type { AgentContext, AgentTool, ToolCallOutcome, ToolHooks } from "../model/tool-types.js";
+import type { Emitter } from "../engine/emitter.js";
+import type { ToolApprovalDecision, ToolApprovalRequest } from "../model/tool-types.js";
+import type { MaybeAsync } from "../rx/maybe-async.js";
+import type { RunLimits } from "../model/run-limits.js";
 
 /** The run-control options of a loop config (and of an Agent). */
-export type RunControlOptions = Pick<AgentLoopConfig, "limits" | "maxConcurrency" | "requestApproval">;
+export interface RunControlOptions {
+  limits?: RunLimits;
+  maxConcurrency?: number;
+  requestApproval?: (request: ToolApprovalRequest, signal: AbortSignal) => MaybeAsync<ToolApprovalDecision>;
+}
+
+/** A run's call limits as a batch sees them (SPEC R2): each call is admitted or refused. */
+export interface CallAdmission {
+  /** Counts the call; the refusal the model reads when a limit refuses it, else `undefined`. */
+  admit(call: ToolCall, args: unknown): string | undefined;
+  /** The limit that ends the run once this turn is over, when one in "end" mode was reached. */
+  readonly reached: LimitReached | undefined;
+}
+
+/** What a tool call runs against. */
+export interface ToolCallEnvironment extends ToolHooks {
+  tools: readonly AgentTool[];
+  context: AgentContext;
+  assistantMessage: AssistantMessage;
+  signal: AbortSignal;
+  /** Clock for durations and timestamps. */
+  now: () => number;
+  /** Checks arguments for tools without a `validator` of their own. */
+  validator: ArgumentValidator;
+  /** Where an Observable tool's standing progress is shown from (see `executeToolCall`); asap when absent. */
+  scheduler?: SchedulerLike;
+  /** Calls already decided, by id: they are not run, their outcome is this (a resumed turn, SPEC S5). */
+  settled?: ReadonlyMap<string, ToolCallOutcome>;
+  /** Answers calls that need approval (SPEC R1). */
+  requestApproval?: (request: ToolApprovalRequest, signal: AbortSignal) => MaybeAsync<ToolApprovalDecision>;
+  /** The most calls of a parallel batch executing at once (SPEC R3). */
+  maxConcurrency?: number;
+  /** Each call's time limit when its tool names none (SPEC R2). */
+  toolTimeoutMs?: number;
+  /** How long a promise tool is waited for after an abort (SPEC R4). */
+  abortGraceMs?: number;
+  /** The run's call limits, counted as calls pass preflight (SPEC R2). */
+  budget?: CallAdmission;
+  /** Approvals, call limits and scheduling, when the run has them (SPEC R1–R3). */
+  control?: RunControl;
+}
+
+/** A call ready to execute: its tool and its validated arguments. */
+export interface PreparedToolCall {
+  kind: "prepared";
+  toolCall: ToolCall;
+  tool: AgentTool;
+  args: unknown;
+  /** Waits for approval before it executes (SPEC R1). */
+  approval?: boolean;
+  /** Its tool's `concurrencyKey` for these arguments (SPEC R3). */
+  key?: string;
+}
+
+/** A call ready to execute, or one already decided (unknown tool, invalid arguments, blocked, aborted). */
+export type ToolCallPreparation = { kind: "immediate"; outcome: ToolCallOutcome } | PreparedToolCall;
 
 /**
  * What run control does inside a run. Pass `runControl`, never an object of your own: the
@@ -27,9 +82,9 @@ export interface RunControl {
   /** Throws a `TypeError` naming an option that cannot mean anything. @internal */
   checkConfig(config: RunControlOptions): void;
   /** The run's time limit on its scheduler: `expired` is called when it passes. @internal */
-  deadline(limits: RunLimits | undefined, scheduler: AgentLoopConfig["scheduler"], now: () => number, expired: (limit: LimitReached) => void): Subscription | undefined;
+  deadline(limits: RunLimits | undefined, scheduler: SchedulerLike | undefined, now: () => number, expired: (limit: LimitReached) => void): Subscription | undefined;
   /** The run's call limits, when it has any. @internal */
-  budget(limits: RunLimits | undefined): CallBudget | undefined;
+  budget(limits: RunLimits | undefined): CallAdmission | undefined;
   /** The run limit reached before one more request, if any. @internal */
   requestLimit(limits: RunLimits, turns: number, usage: Usage): LimitReached | undefined;
   /** A prepared call through the call limits, its concurrency key and its approval rule; synchronous unless it waits. @internal */

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { Usage } from "../model/messages.js";
-import type { LimitReached, RunLimitName } from "../model/types.js";
+import type { Usage } from "./messages.js";
+import type { LimitReached, RunLimitName } from "./types.js";
 
 /**
  * The limits of one run. A run limit is checked where the run would ask the model again, and

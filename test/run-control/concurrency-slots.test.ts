@@ -5,7 +5,7 @@
  */
 import { Observable, of, Subject, throwError } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { ConcurrencySlots } from "../../src/tools/concurrency-slots.js";
+import { ConcurrencySlots } from "../../src/run-control/concurrency-slots.js";
 
 /** A work that logs its start and its teardown and ends when its Subject does. */
 function work(name: string, log: string[]): { work: Observable<string>; control: Subject<string> } {
