@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { concatMap, from, isObservable, type Observable, of } from "rxjs";
+import { from, isObservable, type Observable } from "rxjs";
 import { OneAtATime } from "./one-at-a-time.js";
 import { told, type WaitFor } from "./told.js";
 import type { AgentEvent } from "../model/types.js";
@@ -69,16 +69,25 @@ export class Emitter {
 
   /** One event. */
   one(event: AgentEvent): Observable<AgentEvent> {
-    const wait = this.wait;
-    return wait ? told(event, wait, this.turn) : of(event);
+    return this.tell([event]);
   }
 
   /** Several events in order, each told after the one before was waited for. */
   all(events: readonly AgentEvent[]): Observable<AgentEvent> {
+    return this.tell(events);
+  }
+
+  /**
+   * Events in order, then `next` (the step the loop takes after them: not an event, never told).
+   *
+   * ```text
+   * emit(a) waits --|:  tell([a, b], s):  a-(bs|)
+   * ```
+   */
+  tell<S = never>(events: readonly AgentEvent[], ...next: S[]): Observable<AgentEvent | S> {
     const wait = this.wait;
-    if (!wait) return from(events);
-    const turn = this.turn;
-    return from(events).pipe(concatMap((event) => told(event, wait, turn)));
+    if (wait) return told<AgentEvent, S>(events, wait, this.turn, next);
+    return from(next.length === 0 ? events : [...events, ...next]);
   }
 }
 

@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { catchError, concat, defer, EMPTY, finalize, map, type Observable, of, type Subscription, tap } from "rxjs";
+import { catchError, concat, defer, finalize, map, type Observable, type Subscription, tap } from "rxjs";
 import { expandSteps } from "../engine/expand-steps.js";
 import { checkDelay } from "../model/run-limits.js";
 import { assertRunControl, type RunControl } from "../tools/run-control-port.js";
@@ -32,11 +32,11 @@ import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
 import type { AgentTool } from "../model/tool-types.js";
 import { failure } from "./failure.js";
 import type { AgentLoopConfig } from "./loop-config.js";
-import { type FinishTurn, isStep, NextTurn, type Phase, Request, type Step } from "./steps.js";
+import { AfterTurn, Append, FinishTurn, FirstPoll, isStep, NextTurn, OpenTurn, type Phase, Responded, SendRequest, type Step } from "./steps.js";
 import { assertOneQueueSource } from "./queue-poll.js";
 import { type AgentLoopRun, Run, type ValidatedLoopRun } from "./run.js";
-import { appendMessages, openTurn, respond, resumeTurn } from "./turn.js";
-import { finishTurn } from "./turn-end.js";
+import { afterResponse, append, nextTurn, openTurn, request, resumeTurn } from "./turn.js";
+import { afterTurn, endRun, finishTurn } from "./turn-end.js";
 import { assertToolSet, validatorFor } from "../tools/tool-set.js";
 import { ajvValidator } from "../tools/validators/ajv-validator.js";
 import type { ArgumentValidator } from "../model/argument-validator.js";
@@ -205,9 +205,15 @@ function runEvents(input: ValidatedLoopRun, controller: AbortController): Observ
 
 /** The phase a step starts (see `steps.ts`). */
 function phase(run: Run, step: Step): Observable<Phase> {
-  if (step instanceof NextTurn) return openTurn(run, step);
-  if (step instanceof Request) return respond(run, step);
-  return finishTurn(run, step as FinishTurn);
+  if (step instanceof Append) return append(run, step);
+  if (step instanceof SendRequest) return request(run);
+  if (step instanceof Responded) return afterResponse(run, step);
+  if (step instanceof FinishTurn) return finishTurn(run, step);
+  if (step instanceof AfterTurn) return afterTurn(run, step);
+  if (step instanceof NextTurn) return nextTurn(run, step);
+  if (step instanceof OpenTurn) return openTurn(run, step);
+  if (step instanceof FirstPoll) return run.poll(run.steering, (pending) => new Append(pending));
+  return endRun(run);
 }
 
 /**
@@ -226,13 +232,14 @@ function runDeadline(run: Run, controller: AbortController): Subscription | unde
 /** `agent_start`, `turn_start`, the prompts, then the first steering poll (SPEC L7). */
 function start(run: Run): Observable<Phase> {
   const { prompts, skipInitialSteeringPoll, resume } = run.input;
-  const opening = run.emitter.all([{ type: "agent_start" }, { type: "turn_start" }]);
-  if (resume) return concat(opening, resumeTurn(run, resume));
+  const opening: AgentEvent[] = [{ type: "agent_start" }, { type: "turn_start" }];
+  if (resume) return concat(run.emitter.all(opening), resumeTurn(run, resume));
   // Copied now: the caller may reuse its array while agent_start's listeners are still settling.
   const prompted = prompts?.slice();
   // Waiting from now on, so that a failure before they are appended still commits them; the
   // append replaces this list with its own.
   if (prompted) run.waiting = prompted;
-  const first = skipInitialSteeringPoll ? of(new NextTurn([], undefined)) : run.poll(run.steering).pipe(map((pending) => new NextTurn(pending, undefined)));
-  return concat(opening, prompted ? appendMessages(run, prompted) : EMPTY, first);
+  // Without the first poll, the first request still gets its pending messages' step (none).
+  const first: Step = skipInitialSteeringPoll ? new Append([]) : new FirstPoll();
+  return run.emitter.tell<Step>(opening, prompted ? new Append(prompted, first) : first);
 }

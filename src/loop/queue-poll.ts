@@ -58,18 +58,18 @@ export class QueuePoll {
   }
 
   /**
-   * What one poll takes, on subscription: synchronous when the callback returns an array or the
-   * stream is buffered (SPEC L12). A stream's error fails the poll.
+   * What one poll takes, on subscription, through `project`: synchronous when the callback
+   * returns an array or the stream is buffered (SPEC L12). A stream's error fails the poll.
    */
-  take(): Observable<AgentMessage[]> {
+  take<T>(project: (messages: AgentMessage[]) => T): Observable<T> {
     return defer(() => {
       if (this.buffer) {
         if (this.failure) throw this.failure.error;
-        return of(this.buffer.drain());
+        return of(project(this.buffer.drain()));
       }
       const callback = this.callback;
-      if (!callback) return of([]);
-      return liftMap<unknown, AgentMessage[]>(callback(), (value) => messagesOrNone(value, this.callbackName));
+      if (!callback) return of(project([]));
+      return liftMap<unknown, T>(callback(), (value) => project(messagesOrNone(value, this.callbackName)));
     });
   }
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { map, type Observable } from "rxjs";
+import type { Observable } from "rxjs";
 import type { AssistantMessage, StreamFn, StreamOptions, ThinkingLevel, ToolCall, ToolResultMessage } from "../model/messages.js";
 import { IncrementalLlmMessages } from "../model/llm-context.js";
 import { unwatched, WatchedTranscript } from "../model/watched-transcript.js";
@@ -192,9 +192,12 @@ export class Run {
     return messages;
   }
 
-  /** One poll of `queue`: what it took now waits for its turn. Synchronous when the poll is (SPEC L12). */
-  poll(queue: QueuePoll): Observable<AgentMessage[]> {
-    return queue.take().pipe(map((messages) => this.took(messages)));
+  /**
+   * One poll of `queue`, through `project`: what it took now waits for its turn. Synchronous when
+   * the poll is (SPEC L12).
+   */
+  poll<T>(queue: QueuePoll, project: (messages: AgentMessage[]) => T): Observable<T> {
+    return queue.take((messages) => project(this.took(messages)));
   }
 
   /** Replacements from `prepareRequest` or `prepareNextTurn`, for this and later requests. */

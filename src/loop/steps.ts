@@ -1,42 +1,66 @@
 /**
  * The steps that carry a run from one phase to the next through `expandSteps` (SPEC L4): each
- * phase is an Observable of events that ends with the step to take next, or with `agent_end`.
+ * phase is an Observable of events that ends with the step to take next; the run ends with the
+ * phase that emits `agent_end` and no step.
  *
  * ```text
- * NextTurn → (turn_start, pending messages, hooks) → Request
- * Request  → (message_start, message_update…, message_end, the tool batch) → FinishTurn
- * FinishTurn → (turn_end, queue polls) → NextTurn | agent_end
+ * start                 agent_start, turn_start                    → Append(prompts) | FirstPoll
+ * FirstPoll             steering poll                              → Append(pending)
+ * NextTurn              prepareNextTurn, steering poll if nothing is pending → OpenTurn
+ * OpenTurn              turn_start                                 → Append(pending)
+ * Append                the messages' start and end                → SendRequest
+ * SendRequest           the request hooks, the provider's message events → Responded
+ * Responded             the tool batch                             → FinishTurn
+ * FinishTurn            finishTurn, turn_end                       → AfterTurn | End
+ * AfterTurn             steering poll, then follow-up poll         → NextTurn | End
+ * End                   agent_end
  * ```
  *
  * @module
  */
-import type { Message, ToolResultMessage, AssistantMessage } from "../model/messages.js";
+import type { AssistantMessage, ToolResultMessage } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import type { AgentTurnContext } from "./loop-config.js";
 
 /** A step between two phases of a run; never emitted, only taken. */
-export abstract class Step {
-  abstract readonly kind: "next-turn" | "request" | "finish-turn";
-}
+export abstract class Step {}
 
-/** The next turn: the messages that open it and the turn before (none before the first). */
+/** The first steering poll, after the prompts (SPEC L7). */
+export class FirstPoll extends Step {}
+
+/** A later turn: the messages that open it and the turn before. */
 export class NextTurn extends Step {
-  readonly kind = "next-turn";
   constructor(
     readonly pending: AgentMessage[],
-    readonly lastTurn: AgentTurnContext | undefined,
+    readonly lastTurn: AgentTurnContext,
   ) {
     super();
   }
 }
 
-/** The request to send: the converted messages and the API key, after every hook ran. */
-export class Request extends Step {
-  readonly kind = "request";
+/** A later turn's opening, with its pending messages. */
+export class OpenTurn extends Step {
+  constructor(readonly messages: AgentMessage[]) {
+    super();
+  }
+}
+
+/** Messages to add before a request; then `next`, or the request when there is none. */
+export class Append extends Step {
   constructor(
-    readonly messages: Message[],
-    readonly apiKey: string | undefined,
+    readonly messages: readonly AgentMessage[],
+    readonly next?: Step,
   ) {
+    super();
+  }
+}
+
+/** The request: its hooks, then the provider (SPEC L3). */
+export class SendRequest extends Step {}
+
+/** The response's final message: its tool calls come next, or the turn's end. */
+export class Responded extends Step {
+  constructor(readonly message: AssistantMessage) {
     super();
   }
 }
@@ -47,7 +71,6 @@ export class Request extends Step {
  * for an error or aborted response, which ends the run (SPEC L6).
  */
 export class FinishTurn extends Step {
-  readonly kind = "finish-turn";
   constructor(
     readonly message: AssistantMessage,
     readonly toolResults: ToolResultMessage[],
@@ -57,6 +80,20 @@ export class FinishTurn extends Step {
     super();
   }
 }
+
+/** After `turn_end`: what decides the next turn (SPEC L7, L8). */
+export class AfterTurn extends Step {
+  constructor(
+    readonly lastTurn: AgentTurnContext,
+    readonly action: string | undefined,
+    readonly hasMoreToolCalls: boolean,
+  ) {
+    super();
+  }
+}
+
+/** `agent_end`. */
+export class End extends Step {}
 
 /** What a phase emits: its events, and last the step to take next. */
 export type Phase = AgentEvent | Step;

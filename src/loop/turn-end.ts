@@ -5,26 +5,25 @@
  *
  * @module
  */
-import { concat, concatMap, defer, type Observable, of } from "rxjs";
+import { concatMap, defer, type Observable, of } from "rxjs";
 import { fromHook } from "../rx/from-hook.js";
 import type { AgentTurnDecision } from "./loop-config.js";
 import type { AgentEvent, LimitReached } from "../model/types.js";
 import type { Run } from "./run.js";
-import { type FinishTurn, NextTurn, type Phase } from "./steps.js";
+import { AfterTurn, End, type FinishTurn, NextTurn, type Phase } from "./steps.js";
+
+const END = new End();
 
 /**
- * `finishTurn`, `turn_end`, then the scheduling decision. An error or aborted response ends the
- * run: `finishTurn` is told but cannot keep it going (SPEC L6).
+ * `finishTurn`, then `turn_end`. An error or aborted response ends the run: `finishTurn` is told
+ * but cannot keep it going (SPEC L6).
  */
 export function finishTurn(run: Run, end: FinishTurn): Observable<Phase> {
   const { message, toolResults } = end;
   const lastTurn = run.turnContext(message, toolResults);
+  // As in pi, a decision is its action: anything but `end` or `continue` is no decision.
   const decided = (decision: AgentTurnDecision | undefined | void): Observable<Phase> =>
-    concat(
-      run.emitter.one({ type: "turn_end", message, toolResults }),
-      // As in pi, a decision is its action: anything but `end` or `continue` is no decision.
-      end.hardExit ? endRun(run) : defer(() => nextStep(run, lastTurn, decision?.action, end.hasMoreToolCalls)),
-    );
+    run.emitter.tell([{ type: "turn_end", message, toolResults }], end.hardExit ? END : new AfterTurn(lastTurn, decision?.action, end.hasMoreToolCalls));
   const hook = run.config.finishTurn;
   return hook ? fromHook(() => hook(lastTurn, run.signal)).pipe(concatMap(decided)) : decided(undefined);
 }
@@ -34,7 +33,7 @@ export function finishTurn(run: Run, end: FinishTurn): Observable<Phase> {
  * run goes on with tool results or steering; when it would stop, follow-up is polled (the outer
  * loop); a `continue` decision asks once more (SPEC L8).
  */
-function nextStep(run: Run, lastTurn: NextTurn["lastTurn"], action: string | undefined, hasMoreToolCalls: boolean): Observable<Phase> {
+export function afterTurn(run: Run, { lastTurn, action, hasMoreToolCalls }: AfterTurn): Observable<Phase> {
   if (action === "end") return endRun(run);
   // A call limit in "end" mode answered the rest of the batch: the run ends here (SPEC R2).
   const callLimit = run.budget?.reached;
@@ -46,16 +45,14 @@ function nextStep(run: Run, lastTurn: NextTurn["lastTurn"], action: string | und
     const reached = control.requestLimit(limits, run.turns, run.usage);
     if (reached) return hasMoreToolCalls || action === "continue" || run.hasQueued() ? endByLimit(run, reached) : endRun(run);
   }
-  return run.poll(run.steering).pipe(
+  if (hasMoreToolCalls) return run.poll(run.steering, (steering) => new NextTurn(steering, lastTurn));
+  return run.poll(run.steering, (steering) => steering).pipe(
     concatMap((steering) => {
-      if (hasMoreToolCalls || steering.length > 0) return of(new NextTurn(steering, lastTurn));
-      return run.poll(run.followUp).pipe(
-        concatMap((followUp) => {
-          if (followUp.length > 0) return of(new NextTurn(followUp, lastTurn));
-          if (action === "continue") return of(new NextTurn([], lastTurn));
-          return endRun(run);
-        }),
-      );
+      if (steering.length > 0) return of(new NextTurn(steering, lastTurn));
+      return run.poll(run.followUp, (followUp) => {
+        if (followUp.length > 0) return new NextTurn(followUp, lastTurn);
+        return action === "continue" ? new NextTurn([], lastTurn) : END;
+      });
     }),
   );
 }
@@ -68,6 +65,6 @@ function endByLimit(run: Run, limit: LimitReached): Observable<AgentEvent> {
 }
 
 /** `agent_end`, built when it is emitted: that is when the queue streams are let go (Q2, Q3). */
-function endRun(run: Run): Observable<AgentEvent> {
+export function endRun(run: Run): Observable<AgentEvent> {
   return defer(() => run.emitter.one(run.endEvent()));
 }

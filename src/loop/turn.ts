@@ -1,60 +1,39 @@
 /**
- * One turn of the loop (SPEC L3): an assistant message and all its tool results. Each phase is
- * an Observable that ends with the step to take next (`steps.ts`):
+ * One turn of the loop (SPEC L3): an assistant message and all its tool results, as phases that
+ * end with the step to take next (`steps.ts`):
  *
  * ```text
- * openTurn:  [not first] prepareNextTurn → steering poll if nothing is pending → turn_start
- *            pending messages (tool changes declared) → prepareRequest → transformContext
- *            → convertToLlm → getApiKey → Request
- * respond:   the provider's message events → error | aborted: FinishTurn (hard exit)
+ * nextTurn:  prepareNextTurn → steering poll if nothing is pending → turn_start → Append
+ * append:    pending messages (tool changes declared), each committed by its end → SendRequest
+ * request:   prepareRequest → transformContext → convertToLlm → getApiKey → the provider's
+ *            message events → error | aborted: FinishTurn (hard exit)
  *            else the tool calls (a length stop fails them all) → FinishTurn (turn-end.ts)
  * ```
  *
  * @module
  */
-import { concat, concatMap, defer, EMPTY, map, type Observable, of } from "rxjs";
+import { concatMap, defer, map, type Observable, of } from "rxjs";
 import type { AssistantMessage, Message, StreamOptions, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import { unwatched } from "../model/watched-transcript.js";
 import { fromHook } from "../rx/from-hook.js";
-import { continueWithLast } from "../rx/continue-with-last.js";
 import { streamAssistantResponse } from "../stream/assistant-stream.js";
 import type { ToolCallEnvironment } from "../tools/prepare-tool-call.js";
 import { executeToolBatch, failTruncatedToolCalls, ToolBatchResult } from "../tools/tool-batch.js";
-import type { AgentTurnContext } from "./loop-config.js";
 import { messagesOrNone } from "./queue-poll.js";
 import { resultsAfter, type ResumedTurn, type Run } from "./run.js";
-import { FinishTurn, type NextTurn, type Phase, Request } from "./steps.js";
+import { Append, FinishTurn, type NextTurn, OpenTurn, type Phase, Responded, SendRequest, type Step } from "./steps.js";
+import { finishTurn } from "./turn-end.js";
 
-/** A turn up to its request: its opening events, its pending messages, the request hooks. */
-export function openTurn(run: Run, next: NextTurn): Observable<Phase> {
+const SEND_REQUEST = new SendRequest();
+
+/** Between turns: `prepareNextTurn`, one more steering poll if nothing is pending (SPEC L7), `turn_start`. */
+export function nextTurn(run: Run, next: NextTurn): Observable<Phase> {
   const { lastTurn, pending } = next;
-  if (!lastTurn) return concat(appendMessages(run, pending), request(run));
-  return beforeNextTurn(run, lastTurn, pending).pipe(
-    concatMap((messages) => concat(run.emitter.one({ type: "turn_start" }), appendMessages(run, messages), request(run))),
-  );
-}
-
-/**
- * Messages added before a request: the tool changes are declared (SPEC M5), and each message
- * gets its start and end events (its end commits it).
- */
-export function appendMessages(run: Run, messages: readonly AgentMessage[]): Observable<AgentEvent> {
-  return defer(() => {
-    const declared = run.declarations.declare(run.transcript(), messages, run.context.tools ?? [], run.now(), run.writes);
-    if (declared.length === 0) return EMPTY;
-    // What is waiting now is exactly these messages, as declared (a system message may be rewritten).
-    run.waiting = declared.slice();
-    const events: AgentEvent[] = [];
-    for (const message of declared) events.push({ type: "message_start", message }, { type: "message_end", message });
-    return run.emitter.all(events);
-  });
-}
-
-/** Between turns: `prepareNextTurn`, then one more steering poll if nothing is pending (SPEC L7). */
-function beforeNextTurn(run: Run, lastTurn: AgentTurnContext, pending: AgentMessage[]): Observable<AgentMessage[]> {
-  const queued = (prepared: AgentMessage[]): Observable<AgentMessage[]> =>
-    pending.length > 0 ? of([...prepared, ...pending]) : run.poll(run.steering).pipe(map((polled) => (prepared.length === 0 ? polled : [...prepared, ...polled])));
+  const queued = (prepared: AgentMessage[]): Observable<Phase> =>
+    pending.length > 0
+      ? openTurn(run, new OpenTurn([...prepared, ...pending]))
+      : run.poll(run.steering, (polled) => new OpenTurn(prepared.length === 0 ? polled : [...prepared, ...polled]));
   const hook = run.config.prepareNextTurn;
   if (!hook) return queued([]);
   return fromHook(() => hook(lastTurn, run.signal)).pipe(
@@ -66,13 +45,33 @@ function beforeNextTurn(run: Run, lastTurn: AgentTurnContext, pending: AgentMess
   );
 }
 
+/** `turn_start`, then the turn's pending messages. */
+export function openTurn(run: Run, { messages }: OpenTurn): Observable<Phase> {
+  return run.emitter.tell([{ type: "turn_start" }], new Append(messages));
+}
+
+/**
+ * Messages added before a request: the tool changes are declared (SPEC M5), and each message
+ * gets its start and end events (its end commits it); then `next`, or the request.
+ */
+export function append(run: Run, step: Append): Observable<Phase> {
+  return defer(() => {
+    const declared = run.declarations.declare(run.transcript(), step.messages, run.context.tools ?? [], run.now(), run.writes);
+    // What is waiting now is exactly these messages, as declared (a system message may be rewritten).
+    if (declared.length > 0) run.waiting = declared.slice();
+    const events: AgentEvent[] = [];
+    for (const message of declared) events.push({ type: "message_start", message }, { type: "message_end", message });
+    return run.emitter.tell<Step>(events, step.next ?? SEND_REQUEST);
+  });
+}
+
 /**
  * `prepareRequest` may replace the context, the model or the thinking level for this and later
- * requests; then transformContext → convertToLlm → getApiKey. Tool changes are declared with each
- * turn's pending messages (SPEC M5), so what `prepareRequest` does to the declarations shows from
- * the next turn on, as in pi.
+ * requests; then transformContext → convertToLlm → getApiKey → the provider. Tool changes are
+ * declared with each turn's pending messages (SPEC M5), so what `prepareRequest` does to the
+ * declarations shows from the next turn on, as in pi. Each absent hook costs nothing.
  */
-function request(run: Run): Observable<Request> {
+export function request(run: Run): Observable<Phase> {
   const { prepareRequest } = run.config;
   if (!prepareRequest) return llmRequest(run);
   return fromHook(() => prepareRequest({ context: run.context, model: run.config.model, thinkingLevel: run.thinkingLevel }, run.signal)).pipe(
@@ -83,18 +82,17 @@ function request(run: Run): Observable<Request> {
   );
 }
 
-/** transformContext → convertToLlm → getApiKey: what the provider gets. Each absent hook costs nothing. */
-function llmRequest(run: Run): Observable<Request> {
+function llmRequest(run: Run): Observable<Phase> {
   return defer(() => {
     const { transformContext, convertToLlm, getApiKey } = run.config;
     // Re-watched first if a hook put another array in `context.messages`: the view below is the current one (I2).
     run.transcript();
     const view = run.context.messages;
-    const withKey = (messages: unknown): Observable<Request> => {
+    const withKey = (messages: unknown): Observable<Phase> => {
       if (!Array.isArray(messages)) throw new TypeError(`convertToLlm must return an array of messages, got ${typeof messages}.`);
       const { apiKey, model } = run.config;
-      if (!getApiKey) return of(new Request(messages, apiKey));
-      return fromHook(() => getApiKey(model.provider)).pipe(map((found) => new Request(messages, found || apiKey)));
+      if (!getApiKey) return respond(run, messages, apiKey);
+      return fromHook(() => getApiKey(model.provider)).pipe(concatMap((found) => respond(run, messages, found || apiKey)));
     };
     // The default conversion reads the transcript itself; a hook's own array as it is (I2).
     if (!transformContext && !convertToLlm) return withKey(run.llmMessages.convert(unwatched(view), run.writes));
@@ -109,25 +107,19 @@ function llmRequest(run: Run): Observable<Request> {
   });
 }
 
-/**
- * The provider's response as message events; then, with its final message, the turn's end (an
- * error or aborted response ends the run, SPEC L6) or its tool calls.
- */
-export function respond(run: Run, request: Request): Observable<Phase> {
-  return defer(() => {
-    run.turns++;
-    const options: StreamOptions & { signal: AbortSignal } = { ...run.streamOptions, signal: run.signal };
-    if (request.apiKey !== undefined) options.apiKey = request.apiKey;
-    const response = streamAssistantResponse({ model: run.config.model, messages: request.messages, options, streamFn: run.input.streamFn, now: run.now, wait: run.emitter.wait });
-    // The response always ends with `message_end` and its final message.
-    return response.pipe(continueWithLast((end) => afterResponse(run, (end as { message: AssistantMessage }).message)));
-  });
+/** The provider's response as message events, then the step with its final message. */
+function respond(run: Run, messages: Message[], apiKey: string | undefined): Observable<Phase> {
+  run.turns++;
+  const options: StreamOptions & { signal: AbortSignal } = { ...run.streamOptions, signal: run.signal };
+  if (apiKey !== undefined) options.apiKey = apiKey;
+  return streamAssistantResponse({ model: run.config.model, messages, options, streamFn: run.input.streamFn, now: run.now, wait: run.emitter.wait, then: (message) => new Responded(message) });
 }
 
-function afterResponse(run: Run, message: AssistantMessage): Observable<Phase> {
-  if (message.stopReason === "error" || message.stopReason === "aborted") return of(new FinishTurn(message, [], false, true));
+/** An error or aborted response ends the run (SPEC L6); any other runs its tool calls. */
+export function afterResponse(run: Run, { message }: Responded): Observable<Phase> {
+  if (message.stopReason === "error" || message.stopReason === "aborted") return finishTurn(run, new FinishTurn(message, [], false, true));
   const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
-  if (calls.length === 0) return of(new FinishTurn(message, [], false));
+  if (calls.length === 0) return finishTurn(run, new FinishTurn(message, [], false));
   return toolCalls(run, message, calls, toolEnvironment(run, message)).pipe(
     map((value) => (value instanceof ToolBatchResult ? new FinishTurn(message, value.messages, !value.terminate) : value)),
   );

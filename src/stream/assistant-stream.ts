@@ -17,7 +17,7 @@ import { observeStreamFn, type StreamFnFailure, type StreamFnObserver } from "./
 import { WaitGate } from "../engine/wait-gate.js";
 
 /** One provider request. */
-export interface AssistantRequest {
+export interface AssistantRequest<T = never> {
   model: Model;
   messages: Message[];
   options: StreamOptions & { signal: AbortSignal };
@@ -29,6 +29,11 @@ export interface AssistantRequest {
    * no operator and no inner subscription per event.
    */
   wait?: (event: AgentEvent) => Observable<unknown> | undefined;
+  /**
+   * What goes out after `message_end` (once it was waited for), made from the final message:
+   * the loop's next step, so the response needs no operator after it to hand its message on.
+   */
+  then?: (message: AssistantMessage) => T;
 }
 
 /** The errorMessage of a response cut off by an abort the provider did not answer itself. */
@@ -56,8 +61,8 @@ function isAssistantMessage(value: unknown): value is AssistantMessage {
  * streamAssistantResponse({ model, messages, options: { signal }, streamFn, now: Date.now }).subscribe((e) => console.log(e.type));
  * ```
  */
-export function streamAssistantResponse(request: AssistantRequest): Observable<AgentEvent> {
-  return new Observable<AgentEvent>((subscriber) => new AssistantResponse(request, subscriber).start());
+export function streamAssistantResponse<T = never>(request: AssistantRequest<T>): Observable<AgentEvent | T> {
+  return new Observable<AgentEvent | T>((subscriber) => new AssistantResponse(request, subscriber).start());
 }
 
 /** A provider event that updates the message being streamed. */
@@ -85,8 +90,10 @@ function isContentEvent(event: AssistantMessageEvent | null | undefined): event 
 }
 
 /** One response being assembled: the provider's events in, the message's lifecycle events out. */
-class AssistantResponse implements StreamFnObserver {
+class AssistantResponse<T> implements StreamFnObserver {
   private partial: AssistantMessage | undefined;
+  /** The final message, once the response ended. */
+  private finalMessage: AssistantMessage | undefined;
   private finished = false;
   private provider: Unsubscribable | undefined;
   private readonly signal: AbortSignal;
@@ -94,12 +101,19 @@ class AssistantResponse implements StreamFnObserver {
   private readonly gate: WaitGate<AgentEvent> | undefined;
 
   constructor(
-    private readonly request: AssistantRequest,
-    private readonly subscriber: Subscriber<AgentEvent>,
+    private readonly request: AssistantRequest<T>,
+    private readonly subscriber: Subscriber<AgentEvent | T>,
   ) {
     this.signal = request.options.signal;
     const wait = request.wait;
-    if (wait) this.gate = new WaitGate(wait, subscriber, (event) => subscriber.next(event));
+    if (wait) this.gate = new WaitGate(wait, subscriber, (event) => subscriber.next(event), () => this.complete());
+  }
+
+  /** The response is over: its `then` value, if any, then completion. */
+  private complete(): void {
+    const then = this.request.then;
+    if (then) this.subscriber.next(then(this.finalMessage!));
+    this.subscriber.complete();
   }
 
   /** An event out, through the gate when something waits on events. */
@@ -199,7 +213,8 @@ class AssistantResponse implements StreamFnObserver {
     this.provider?.unsubscribe();
     if (!this.partial) this.emit({ type: "message_start", message });
     this.emit({ type: "message_end", message });
+    this.finalMessage = message;
     if (this.gate) this.gate.end();
-    else this.subscriber.complete();
+    else this.complete();
   }
 }

@@ -46,27 +46,40 @@ export function notStarted(toolCall: ToolCall): ToolCallOutcome {
  */
 export function prepareToolCall(toolCall: ToolCall, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
   return defer(() => {
-    if (env.signal.aborted) return of<ToolCallPreparation>({ kind: "immediate", outcome: notStarted(toolCall) });
-    const tool = env.tools.find((candidate) => candidate.name === toolCall.name);
-    if (!tool) {
-      const available = env.tools.map((t) => t.name).join(", ") || "none";
-      return of(immediate(toolCall, `Tool "${toolCall.name}" not found. Available tools: ${available}.`));
-    }
-    let args: unknown;
-    try {
-      const prepared = tool.prepareArguments ? { ...toolCall, arguments: tool.prepareArguments(toolCall.arguments) as ToolCall["arguments"] } : toolCall;
-      args = checkToolArguments(tool.name, tool.parameters, prepared, tool.validator ?? env.validator);
-    } catch (error) {
-      return of(immediate(toolCall, describeError(error)));
-    }
-    const ready: PreparedToolCall = { kind: "prepared", toolCall, tool, args };
-    const { beforeToolCall } = env;
-    if (!beforeToolCall) return of<ToolCallPreparation>(ready);
-    return fromHook(() => beforeToolCall({ assistantMessage: env.assistantMessage, toolCall, args, context: env.context }, env.signal)).pipe(
-      orFailure(),
-      map((decided) => decide(ready, decided, env)),
-    );
+    const checked = checkToolCall(toolCall, env);
+    return checked.kind === "prepared" && env.beforeToolCall ? beforeToolCall(checked, env) : of(checked);
   });
+}
+
+/**
+ * The part of preparation that needs no hook: the abort, the tool, `prepareArguments`, the
+ * arguments' validation. A call that passes is ready for `beforeToolCall` (see {@link beforeToolCall}).
+ */
+export function checkToolCall(toolCall: ToolCall, env: ToolCallEnvironment): ToolCallPreparation {
+  if (env.signal.aborted) return { kind: "immediate", outcome: notStarted(toolCall) };
+  const tool = env.tools.find((candidate) => candidate.name === toolCall.name);
+  if (!tool) {
+    const available = env.tools.map((t) => t.name).join(", ") || "none";
+    return immediate(toolCall, `Tool "${toolCall.name}" not found. Available tools: ${available}.`);
+  }
+  let args: unknown;
+  try {
+    const prepared = tool.prepareArguments ? { ...toolCall, arguments: tool.prepareArguments(toolCall.arguments) as ToolCall["arguments"] } : toolCall;
+    args = checkToolArguments(tool.name, tool.parameters, prepared, tool.validator ?? env.validator);
+  } catch (error) {
+    return immediate(toolCall, describeError(error));
+  }
+  return { kind: "prepared", toolCall, tool, args };
+}
+
+/** `beforeToolCall` on a checked call (SPEC T2): what it decided, once it settled. */
+export function beforeToolCall(ready: PreparedToolCall, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
+  const hook = env.beforeToolCall!;
+  const { toolCall, args } = ready;
+  return fromHook(() => hook({ assistantMessage: env.assistantMessage, toolCall, args, context: env.context }, env.signal)).pipe(
+    orFailure(),
+    map((decided) => decide(ready, decided, env)),
+  );
 }
 
 /** What `beforeToolCall` decided, checked against the abort that may have come meanwhile. */

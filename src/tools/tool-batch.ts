@@ -16,7 +16,7 @@ import type { Emitter } from "../engine/emitter.js";
 import { usesRunControl } from "./run-control-port.js";
 import { executeToolCall } from "./execute-tool-call.js";
 import { finalizeToolCall } from "./finalize-tool-call.js";
-import { notStarted, prepareToolCall, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
+import { beforeToolCall, checkToolCall, notStarted, type PreparedToolCall, type ToolCallEnvironment, type ToolCallPreparation } from "./prepare-tool-call.js";
 import { errorOutcome, toolResultMessage, truncatedToolCallText } from "./tool-result.js";
 import type { ToolCallOutcome } from "../model/tool-types.js";
 
@@ -72,8 +72,10 @@ function batchResult(messages: ToolResultMessage[], outcomes: readonly ToolCallO
  * stops it before it runs.
  */
 export function runPrepared(prepared: PreparedToolCall, env: ToolCallEnvironment, emitter: Emitter, done: (outcome: ToolCallOutcome) => Observable<AgentEvent>): Observable<AgentEvent> {
+  const executing = emitter.executing;
+  if (!executing) return execute(prepared, env, emitter, done);
   return defer(() => {
-    const recorded = emitter.executing?.(prepared.toolCall);
+    const recorded = executing(prepared.toolCall);
     if (!recorded) return execute(prepared, env, emitter, done);
     return concat(
       recorded.pipe(ignoreElements()),
@@ -104,19 +106,26 @@ function duplicateIds(calls: readonly ToolCall[]): Set<number> {
   return duplicates;
 }
 
-/** The call's preparation: synchronous when nothing in it waits (SPEC L12). */
-function preflight(call: ToolCall, index: number, duplicates: Set<number>, env: ToolCallEnvironment): Observable<ToolCallPreparation> {
-  const settled = env.settled?.get(call.id);
-  if (settled) return of({ kind: "immediate", outcome: settled });
-  if (duplicates.has(index)) return of({ kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) });
-  const prepared = prepareToolCall(call, env);
-  // Without run control, preflight is pi's; with it, only calls it applies to go through it.
-  const control = env.control;
-  const tool = env.tools.find((candidate) => candidate.name === call.name);
-  if (!control || !(env.budget || (tool && usesRunControl(tool)))) return prepared;
-  return prepared.pipe(
-    concatMap((preparation) => (preparation.kind === "prepared" ? control.admit(preparation, env) : of(preparation))),
-  );
+/**
+ * The call's preparation, on subscription, through `project` (as `concatMap(project)` would): a
+ * settled or duplicate call is decided at once; else it is checked, then goes through
+ * `beforeToolCall` and run control when they apply to it. Synchronous when nothing in it waits
+ * (SPEC L12).
+ */
+function preflight<T>(call: ToolCall, index: number, duplicates: Set<number>, env: ToolCallEnvironment, project: (preparation: ToolCallPreparation) => Observable<T>): Observable<T> {
+  return defer(() => {
+    const settled = env.settled?.get(call.id);
+    if (settled) return project({ kind: "immediate", outcome: settled });
+    if (duplicates.has(index)) return project({ kind: "immediate", outcome: errorOutcome(call, `Duplicate tool call id "${call.id}" in one message: this call was not executed.`) });
+    const checked = checkToolCall(call, env);
+    // Without run control, preflight is pi's; with it, only calls it applies to go through it.
+    const control = env.control && (env.budget || (checked.kind === "prepared" && usesRunControl(checked.tool))) ? env.control : undefined;
+    // Decided, or nothing left that could wait: `concatMap(project)` without the operator.
+    if (checked.kind === "immediate" || (!env.beforeToolCall && !control)) return project(checked);
+    const hooked = env.beforeToolCall ? beforeToolCall(checked, env) : of<ToolCallPreparation>(checked);
+    const admitted = control ? hooked.pipe(concatMap((preparation) => (preparation.kind === "prepared" ? control.admit(preparation, env) : of(preparation)))) : hooked;
+    return admitted.pipe(concatMap(project));
+  });
 }
 
 /**
@@ -158,15 +167,13 @@ function oneByOne(calls: readonly ToolCall[], duplicates: Set<number>, env: Tool
     concatMap((call, index) =>
       concat(
         emitter.one(startEvent(call)),
-        preflight(call, index, duplicates, env).pipe(
-          concatMap((preparation) => {
-            if (preparation.kind === "immediate") return complete(preparation.outcome);
-            // Only run control marks a call for approval.
-            const control = env.control;
-            if (!preparation.approval || !control) return defer(() => run(preparation));
-            return concat(emitter.one(approvalRequestEvent(preparation)), defer(() => control.awaitApproval(preparation, env, emitter, run, complete)));
-          }),
-        ),
+        preflight(call, index, duplicates, env, (preparation) => {
+          if (preparation.kind === "immediate") return complete(preparation.outcome);
+          // Only run control marks a call for approval.
+          const control = env.control;
+          if (!preparation.approval || !control) return run(preparation);
+          return concat(emitter.one(approvalRequestEvent(preparation)), defer(() => control.awaitApproval(preparation, env, emitter, run, complete)));
+        }),
       ),
     ),
   );
@@ -178,21 +185,19 @@ function together(calls: readonly ToolCall[], duplicates: Set<number>, env: Tool
   // Each call's preparation, then its outcome, at its index: filled in by the stages below.
   const preparations: ToolCallPreparation[] = [];
   const outcomes: ToolCallOutcome[] = [];
-  const preflighting = from(calls).pipe(
-    concatMap((call, index) =>
-      concat(
-        emitter.one(startEvent(call)),
-        preflight(call, index, duplicates, env).pipe(
-          concatMap((preparation) => {
-            preparations[index] = preparation;
+  // Each call's start, then its preflight, in source order: one concatMap over both.
+  const preflighting = from(calls.flatMap((call, index) => [startEvent(call), index])).pipe(
+    concatMap((item) =>
+      typeof item !== "number"
+        ? emitter.one(item)
+        : preflight(calls[item]!, item, duplicates, env, (preparation) => {
+            preparations[item] = preparation;
             if (preparation.kind === "immediate") {
-              outcomes[index] = preparation.outcome;
+              outcomes[item] = preparation.outcome;
               return emitter.one(endEvent(preparation.outcome));
             }
             return preparation.approval ? emitter.one(approvalRequestEvent(preparation)) : EMPTY;
           }),
-        ),
-      ),
     ),
   );
   const completeAt =
@@ -213,17 +218,24 @@ function together(calls: readonly ToolCall[], duplicates: Set<number>, env: Tool
       }),
     );
   });
+  // The result messages in source order; the batch's result goes out with the last of them.
   const messages: ToolResultMessage[] = [];
-  const reporting = defer(() =>
-    from(outcomes).pipe(
-      concatMap((outcome) => {
+  const reporting = defer(() => {
+    if (outcomes.length === 0) return of(batchResult(messages, outcomes));
+    const last = outcomes.length - 1;
+    return from(outcomes).pipe(
+      concatMap((outcome, index) => {
         const message = toolResultMessage(outcome, env.now());
         messages.push(message);
-        return reported(emitter, message);
+        const events: AgentEvent[] = [
+          { type: "message_start", message },
+          { type: "message_end", message },
+        ];
+        return index === last ? emitter.tell(events, batchResult(messages, outcomes)) : emitter.all(events);
       }),
-    ),
-  );
-  return concat(preflighting, executing, reporting, defer(() => of(batchResult(messages, outcomes))));
+    );
+  });
+  return concat(preflighting, executing, reporting);
 }
 
 /** Every call of a message cut at the token limit gets an error result, none runs (SPEC L9). */

@@ -2,14 +2,14 @@
  * `OneAtATime` and `values` sharing it (SPEC A5): an item that comes up while another is being
  * told goes out after it, never from inside its wait.
  */
-import { concatMap, from, merge, Observable, Subject } from "rxjs";
+import { merge, Observable, Subject } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { OneAtATime } from "../../src/engine/one-at-a-time.js";
 import { told, type WaitFor } from "../../src/engine/told.js";
 
 /** Items told one after another, as the Emitter tells a run's events. */
 function values<T>(items: readonly T[], wait: WaitFor<T>, turn: OneAtATime | undefined): Observable<T> {
-  return from(items).pipe(concatMap((item) => told(item, wait, turn)));
+  return told(items, wait, turn);
 }
 
 describe("OneAtATime", () => {
