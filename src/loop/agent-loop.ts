@@ -144,8 +144,18 @@ export function checkRunOptions(config: Pick<AgentLoopConfig, "limits" | "maxCon
  * The loop for a run whose config and tools were already checked: the Agent checks them in
  * `prompt()`, before it takes queued messages, so they are not checked twice.
  *
- * Unsubscribing before the run settled tears everything down first, then fires the signal, so
- * nothing reacts to the abort by emitting (SPEC L10): `finalize` runs after the source's teardown.
+ * The run's phases go through `expandSteps`; each event is observed by the run on its way out
+ * (its state is the fold of its events); a failure anywhere becomes the normalized ending of
+ * `failure.ts`, subscribed once the failed phases are torn down (`catchError`). The deadline and
+ * the queues stop after everything else. Unsubscribing before the run settled tears everything
+ * down first, then fires the signal, so nothing reacts to the abort by emitting (SPEC L10):
+ * `finalize` runs after the source's teardown.
+ *
+ * ```text
+ * phases:   -a-t-#
+ * failure:       (ETA|)
+ * result:   -a-t-(ETA|)
+ * ```
  *
  * @internal
  */
@@ -157,37 +167,14 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
     const forwardAbort = (): void => controller.abort(outer!.reason);
     if (outer?.aborted) controller.abort(outer.reason);
     else outer?.addEventListener("abort", forwardAbort);
-    let settled = false;
-    const over = (): void => void (settled = true);
-    return runEvents(input, controller).pipe(
-      tap({ error: over, complete: over }),
-      finalize(() => {
-        if (!settled) controller.abort(new DOMException("The run was unsubscribed", "AbortError"));
-        outer?.removeEventListener("abort", forwardAbort);
-      }),
-    );
-  });
-}
-
-/**
- * The run: its phases through `expandSteps`, each event observed by the run on its way out (its
- * state is the fold of its events); a failure anywhere becomes the normalized ending of
- * `failure.ts`, subscribed once the failed phases are torn down (`catchError`). The deadline and
- * the queues stop after everything else.
- *
- * ```text
- * phases:   -a-t-#
- * failure:       (ETA|)
- * result:   -a-t-(ETA|)
- * ```
- */
-function runEvents(input: ValidatedLoopRun, controller: AbortController): Observable<AgentEvent> {
-  return defer(() => {
     const run = new Run(input, controller.signal);
     const deadline = runDeadline(run, controller);
+    let settled = false;
+    const over = (): void => void (settled = true);
     return start(run).pipe(
       // Flat stack by construction: a step that comes up while another is projected waits for it.
       expandSteps(isStep, (step) => phase(run, step)),
+      // The run's state is the fold of its events, each observed on its way out.
       tap((event) => run.observe(event)),
       catchError((error: unknown) =>
         defer(() => {
@@ -195,9 +182,12 @@ function runEvents(input: ValidatedLoopRun, controller: AbortController): Observ
           return failure(run, error);
         }),
       ),
+      tap({ error: over, complete: over }),
       finalize(() => {
         deadline?.unsubscribe();
         run.stopQueues();
+        if (!settled) controller.abort(new DOMException("The run was unsubscribed", "AbortError"));
+        outer?.removeEventListener("abort", forwardAbort);
       }),
     );
   });
