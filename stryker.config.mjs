@@ -7,7 +7,7 @@
  * @type {import("@stryker-mutator/api/core").PartialStrykerOptions}
  */
 export default {
-  mutate: ["src/loop/**/*.ts", "src/tools/**/*.ts", "src/agent/**/*.ts", "src/stream/**/*.ts"],
+  mutate: ["src/engine/**/*.ts", "src/rx/**/*.ts", "src/loop/**/*.ts", "src/tools/**/*.ts", "src/run-control/**/*.ts", "src/agent/**/*.ts", "src/stream/**/*.ts"],
 
   testRunner: "vitest",
   plugins: ["@stryker-mutator/vitest-runner"],

@@ -358,7 +358,7 @@ describe("the repository's index", () => {
   it("MUT2, MUT3: the index, the Stryker comments in src/ and the mutants they hide agree", async () => {
     const index = readIndex(JSON.parse(readFileSync(INDEX, "utf8")));
     const files = sourceFiles();
-    expect(files).toEqual(expect.arrayContaining(["src/loop/agent-loop.ts", "src/tools/call-budget.ts", "src/agent/agent.ts", "src/stream/assistant-stream.ts"]));
+    expect(files).toEqual(expect.arrayContaining(["src/loop/agent-loop.ts", "src/run-control/call-budget.ts", "src/agent/agent.ts", "src/stream/assistant-stream.ts"]));
     const read = (file: string) => readFileSync(join(ROOT, file), "utf8");
     const directives = files.flatMap((file) => directivesIn(file, read(file)));
     const ignored = await ignoredInFiles([...index.map((e) => e.file), ...directives.map((d) => d.file)], read);
