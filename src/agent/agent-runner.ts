@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { concat, defer, EMPTY, ignoreElements, isObservable, map, Observable } from "rxjs";
-import { Broadcast } from "../engine/broadcast.js";
+import { concat, defer, EMPTY, ignoreElements, isObservable, map, Observable, Subject } from "rxjs";
 import { launchAgentLoop } from "../loop/agent-loop.js";
 import type { AgentLoopConfig } from "../loop/loop-config.js";
 import { describeError } from "../model/describe-error.js";
@@ -29,7 +28,8 @@ export class AgentRunner {
   recorder: SessionJournal | undefined;
 
   // Made on first use, like everything else an idle Agent has no need of.
-  private events: Broadcast<AgentEvent> | undefined;
+  private events: Subject<AgentEvent> | undefined;
+  private eventsView: Observable<AgentEvent> | undefined;
   private answers: ApprovalDesk | undefined;
 
   constructor(
@@ -39,7 +39,7 @@ export class AgentRunner {
 
   /** Every event of every run, as it is told (hot; the same stream on every read). */
   get events$(): Observable<AgentEvent> {
-    return (this.events ??= new Broadcast<AgentEvent>()).observable;
+    return (this.eventsView ??= (this.events ??= new Subject<AgentEvent>()).asObservable());
   }
 
   /**

@@ -11,8 +11,7 @@ import { addUsage, copyUsage } from "../model/usage-totals.js";
 import { createInitialSystemMessage, getSystemPrompt, isSystem } from "../model/transcript.js";
 import type { AgentEvent, AgentMessage, CallCancellation, LimitReached } from "../model/types.js";
 import type { AgentTool, ToolApprovalRequest } from "../model/tool-types.js";
-import type { Observable, SchedulerLike } from "rxjs";
-import { Broadcast } from "../engine/broadcast.js";
+import { type Observable, type SchedulerLike, Subject } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import type { ParkedRun } from "./parked-run.js";
 import type { AgentInitialState, AgentState, AgentStateSnapshot } from "./agent-state-types.js";
@@ -65,7 +64,8 @@ export class AgentStateStore implements AgentState, SnapshotSource {
   /** The clock of message timestamps: the Agent's scheduler, else `Date.now`. */
   scheduler: SchedulerLike | undefined;
   /** Told of every change; made when `state$` is first subscribed to (an Agent nobody observes has none). */
-  private changes: Broadcast<void> | undefined;
+  private changes: Subject<void> | undefined;
+  private changesView: Observable<void> | undefined;
   /** Told when the transcript is replaced as a whole (the session journal, SPEC S1). */
   onReplaced: ((messages: readonly AgentMessage[], reset: boolean) => void) | undefined;
   /** The snapshot of this moment, once made; every change forgets it. */
@@ -205,7 +205,7 @@ export class AgentStateStore implements AgentState, SnapshotSource {
 
   /** The changes from now on (`touch`), for `state$`. */
   get changed$(): Observable<void> {
-    return (this.changes ??= new Broadcast<void>()).observable;
+    return (this.changesView ??= (this.changes ??= new Subject<void>()).asObservable());
   }
 
   /** The time now, on the Agent's scheduler if it has one. */

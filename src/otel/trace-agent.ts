@@ -3,10 +3,9 @@
  *
  * @module
  */
-import { type MonoTypeOperatorFunction, Observable } from "rxjs";
+import { defer, finalize, type MonoTypeOperatorFunction, tap } from "rxjs";
 import type { AgentEvent } from "../model/types.js";
 import { AgentEventTracer } from "./agent-event-tracer.js";
-import { TracingObserver } from "./tracing-observer.js";
 import { type AgentTracingOptions, tracingSettings } from "./tracing-options.js";
 
 /**
@@ -44,12 +43,17 @@ import { type AgentTracingOptions, tracingSettings } from "./tracing-options.js"
 export function traceAgent(options: AgentTracingOptions = {}): MonoTypeOperatorFunction<AgentEvent> {
   const settings = tracingSettings(options);
   return (source) =>
-    new Observable<AgentEvent>((subscriber) => {
+    defer(() => {
       const tracer = new AgentEventTracer(settings);
-      const observer = new TracingObserver(tracer, subscriber);
-      // Linked before the source emits: a subscriber leaving inside a synchronous run stops it there.
-      subscriber.add(observer);
-      subscriber.add(() => tracer.close({ kind: "cancelled" }));
-      source.subscribe(observer);
+      return source.pipe(
+        tap({
+          next: (event) => tracer.observe(event),
+          error: (error: unknown) => tracer.close({ kind: "error", error }),
+          // A stream that completes without agent_end cut its run short.
+          complete: () => tracer.close({ kind: "cancelled" }),
+        }),
+        // Unsubscribed before it ended: the run was cut short.
+        finalize(() => tracer.close({ kind: "cancelled" })),
+      );
     });
 }
