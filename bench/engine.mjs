@@ -92,14 +92,20 @@ async function worker({ builds, quick }) {
   const libs = {};
   for (const [name, file] of Object.entries(builds)) libs[name] = await import(pathToFileURL(file).href);
   await prepareForm("observable");
+  // Each run returns its event count: every variant must do the same work (a stock variant that
+  // stopped early would look fast).
   const loopRun = (lib, script) =>
-    new Promise((resolve, reject) =>
-      lib.agentLoop([userMessage("go")], { messages: [], tools: [instantTool()] }, { model: MODEL }, undefined, scriptedStreamFn(script, "observable")).subscribe({ error: reject, complete: resolve }),
-    );
+    new Promise((resolve, reject) => {
+      let events = 0;
+      lib.agentLoop([userMessage("go")], { messages: [], tools: [instantTool()] }, { model: MODEL }, undefined, scriptedStreamFn(script, "observable")).subscribe({ next: () => events++, error: reject, complete: () => resolve(events) });
+    });
   const agentRun = async (lib, script) => {
     const agent = new lib.Agent({ initialState: { model: MODEL, tools: [instantTool()] }, streamFn: scriptedStreamFn(script, "observable") });
-    agent.subscribe(() => {});
+    let events = 0;
+    agent.subscribe(() => void events++);
     await agent.prompt("go");
+    if (agent.state.errorMessage) throw new Error(agent.state.errorMessage);
+    return events;
   };
   const runners = { [WORKLOADS[0]]: loopRun, [WORKLOADS[1]]: loopRun, [WORKLOADS[2]]: agentRun, [WORKLOADS[3]]: agentRun };
   const scripts = {
@@ -114,14 +120,17 @@ async function worker({ builds, quick }) {
   const out = Object.fromEntries(PIECES.map((piece) => [piece, {}]));
   for (const workload of WORKLOADS) {
     const times = Object.fromEntries(Object.keys(libs).map((name) => [name, []]));
+    const counts = {};
     const names = Object.keys(libs);
     for (let round = 0; round < warmup + rounds; round++) {
       // Rotated each round, so drift hits every variant alike.
       for (let i = 0; i < names.length; i++) {
         const name = names[(i + round) % names.length];
         const started = performance.now();
-        await runners[workload](libs[name], scripts[workload]());
+        const events = await runners[workload](libs[name], scripts[workload]());
         if (round >= warmup) times[name].push(performance.now() - started);
+        counts[name] ??= events;
+        if (events !== counts.engine && counts.engine !== undefined) throw new Error(`${workload}: ${name} emitted ${events} events, the library ${counts.engine}`);
       }
     }
     const engine = median(times.engine);

@@ -5,13 +5,13 @@
  *
  * @module
  */
-import type { SchedulerLike } from "rxjs";
+import { type SchedulerLike, tap } from "rxjs";
 import type { RunLimits } from "../model/run-limits.js";
 import type { RunControl } from "../tools/run-control-port.js";
 import { type AgentLoopConfig, isLoopKey, LOOP_HOOKS, type LoopHooks } from "../loop/loop-config.js";
 import type { ThinkingBudgets } from "../model/messages.js";
 import type { ToolExecutionMode } from "../model/tool-types.js";
-import { andThenValue, maybeAsync } from "../rx/maybe-async.js";
+import { fromHook } from "../rx/from-hook.js";
 import type { AgentQueues } from "./agent-queues.js";
 import type { AgentRunner } from "./agent-runner.js";
 import type { AgentStateStore } from "./agent-state.js";
@@ -75,10 +75,11 @@ export function agentLoopConfig(settings: LoopSettings, { state, runControl, que
   // A decision to end is on record as soon as it is made: a resume must not continue that run.
   if (finish && journal) {
     config.finishTurn = (turn, signal) =>
-      andThenValue(maybeAsync(() => finish(turn, signal), "error"), (decision) => {
-        if (decision && decision.action === "end") journal.stopping("ended");
-        return decision;
-      });
+      fromHook(() => finish(turn, signal)).pipe(
+        tap((decision) => {
+          if (decision && decision.action === "end") journal.stopping("ended");
+        }),
+      );
   }
   const providerOptions = settings.providerOptions;
   if (providerOptions) {

@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { catchError, concat, defer, finalize, map, type Observable, type Subscription, tap } from "rxjs";
+import { catchError, concat, defer, finalize, type Observable, type Subscription, tap } from "rxjs";
 import { expandSteps } from "../engine/expand-steps.js";
 import { checkDelay } from "../model/run-limits.js";
 import { assertRunControl, type RunControl } from "../tools/run-control-port.js";

@@ -6,10 +6,9 @@
  */
 import type { Observable, SchedulerLike } from "rxjs";
 import type { AssistantMessage, Message, Model, ProviderOptions, ThinkingLevel, ToolResultMessage } from "../model/messages.js";
-import type { AgentContext, AgentEvent, AgentMessage, LimitReached } from "../model/types.js";
+import type { AgentContext, AgentMessage, LimitReached } from "../model/types.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
 import type { ToolApprovalDecision, ToolApprovalRequest, ToolExecutionMode, ToolHooks } from "../model/tool-types.js";
-import type { AgentEmit } from "../engine/emitter.js";
 import type { RunLimits } from "../model/run-limits.js";
 import type { RunControl } from "../tools/run-control-port.js";
 import type { ArgumentValidator } from "../model/argument-validator.js";

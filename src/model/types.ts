@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AssistantMessageEvent, Message, ToolResultMessage, Usage } from "./messages.js";
+import type { AssistantMessageEvent, ToolResultMessage, Usage } from "./messages.js";
 import type { AgentMessage } from "./agent-message.js";
 import type { AgentToolResult, ToolCancellation } from "./tool-types.js";
 

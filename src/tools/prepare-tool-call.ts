@@ -5,18 +5,15 @@
  *
  * @module
  */
-import { defer, map, type Observable, of, type SchedulerLike } from "rxjs";
+import { defer, map, type Observable, of } from "rxjs";
 import { describeError } from "../model/describe-error.js";
-import type { AssistantMessage, ToolCall } from "../model/messages.js";
-import type { AgentContext } from "../model/types.js";
+import type { ToolCall } from "../model/messages.js";
 import { Failure } from "../rx/maybe-async.js";
 import { fromHook, orFailure } from "../rx/from-hook.js";
 import { ABORTED_TOOL_TEXT, errorToolResult } from "./tool-result.js";
 import type { PreparedToolCall, ToolCallEnvironment, ToolCallPreparation } from "./run-control-port.js";
-import type { AgentTool, BeforeToolCallResult, ToolApprovalDecision, ToolApprovalRequest, ToolCallOutcome, ToolHooks } from "../model/tool-types.js";
-import type { MaybeAsync } from "../rx/maybe-async.js";
+import type { BeforeToolCallResult, ToolCallOutcome } from "../model/tool-types.js";
 import { checkToolArguments } from "./validation.js";
-import type { ArgumentValidator } from "../model/argument-validator.js";
 
 export type { PreparedToolCall, ToolCallEnvironment, ToolCallPreparation } from "./run-control-port.js";
 
