@@ -64,8 +64,10 @@ export function told<T, S = never>(items: readonly T[], wait: WaitFor<T>, turn?:
           );
         }
       } finally {
-        telling = false;
+        // Still telling while the turn is handed back: what waited for the turn runs in `exit`,
+        // and may complete this item's wait before `rest` exists.
         turn?.exit();
+        telling = false;
       }
       if (held && !settled) {
         // Still waiting: the rest goes on once it completes.

@@ -12,14 +12,14 @@
  *
  * @module
  */
-import { concatMap, defer, map, type Observable, of } from "rxjs";
+import { concatMap, defer, type Observable, of } from "rxjs";
 import type { AssistantMessage, Message, StreamOptions, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import { unwatched } from "../model/watched-transcript.js";
 import { fromHook } from "../rx/from-hook.js";
 import { streamAssistantResponse } from "../stream/assistant-stream.js";
 import type { ToolCallEnvironment } from "../tools/prepare-tool-call.js";
-import { executeToolBatch, failTruncatedToolCalls, ToolBatchResult } from "../tools/tool-batch.js";
+import { executeToolBatch, failTruncatedToolCalls, type ToolBatchResult } from "../tools/tool-batch.js";
 import { messagesOrNone } from "./queue-poll.js";
 import { resultsAfter, type ResumedTurn, type Run } from "./run.js";
 import { Append, FinishTurn, type NextTurn, OpenTurn, type Phase, Responded, SendRequest, type Step } from "./steps.js";
@@ -120,19 +120,17 @@ export function afterResponse(run: Run, { message }: Responded): Observable<Phas
   if (message.stopReason === "error" || message.stopReason === "aborted") return finishTurn(run, new FinishTurn(message, [], false, true));
   const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
   if (calls.length === 0) return finishTurn(run, new FinishTurn(message, [], false));
-  return toolCalls(run, message, calls, toolEnvironment(run, message)).pipe(
-    map((value) => (value instanceof ToolBatchResult ? new FinishTurn(message, value.messages, !value.terminate) : value)),
-  );
+  return toolCalls(run, message, calls, toolEnvironment(run, message), calls, (batch) => new FinishTurn(message, batch.messages, !batch.terminate));
 }
 
 /**
  * The calls of `message`: none runs after a length stop (SPEC L9); else the batch, in its mode,
  * which the message's calls decide (`all`: a resumed turn runs only some of them).
  */
-function toolCalls(run: Run, message: AssistantMessage, calls: readonly ToolCall[], env: ToolCallEnvironment, all: readonly ToolCall[] = calls): Observable<AgentEvent | ToolBatchResult> {
-  if (message.stopReason === "length") return failTruncatedToolCalls(calls, env, run.emitter);
+function toolCalls(run: Run, message: AssistantMessage, calls: readonly ToolCall[], env: ToolCallEnvironment, all: readonly ToolCall[], finish: (batch: ToolBatchResult) => FinishTurn): Observable<Phase> {
+  if (message.stopReason === "length") return failTruncatedToolCalls(calls, env, run.emitter, finish);
   const sequential = run.config.toolExecution === "sequential" || all.some((call) => env.tools.find((t) => t.name === call.name)?.executionMode === "sequential");
-  return executeToolBatch(calls, env, sequential, run.emitter);
+  return executeToolBatch(calls, env, sequential, run.emitter, finish);
 }
 
 /**
@@ -147,18 +145,15 @@ export function resumeTurn(run: Run, resume: ResumedTurn): Observable<Phase> {
     const calls = message.content.filter((block): block is ToolCall => block.type === "toolCall");
     const open = calls.filter((call) => !answered.has(call.id));
     const env = { ...toolEnvironment(run, message), settled };
-    return toolCalls(run, message, open, env, calls).pipe(
-      map((value) => {
-        if (!(value instanceof ToolBatchResult)) return value;
-        // The batch answers every open call, even an aborted one (SPEC L10), in the order of `open`:
-        // matched by place, not by id, so calls that share an id keep their own results.
-        let next = 0;
-        const messages = calls.map((call) => answered.get(call.id) ?? value.messages[next++]!);
-        // The run stops only when every result of the message asked to, the earlier ones too (SPEC L6).
-        const terminate = (open.length === 0 || value.terminate) && calls.every((call) => !answered.has(call.id) || terminated?.has(call.id) === true);
-        return new FinishTurn(message, messages, !terminate);
-      }),
-    );
+    return toolCalls(run, message, open, env, calls, (batch) => {
+      // The batch answers every open call, even an aborted one (SPEC L10), in the order of `open`:
+      // matched by place, not by id, so calls that share an id keep their own results.
+      let next = 0;
+      const messages = calls.map((call) => answered.get(call.id) ?? batch.messages[next++]!);
+      // The run stops only when every result of the message asked to, the earlier ones too (SPEC L6).
+      const terminate = (open.length === 0 || batch.terminate) && calls.every((call) => !answered.has(call.id) || terminated?.has(call.id) === true);
+      return new FinishTurn(message, messages, !terminate);
+    });
   });
 }
 

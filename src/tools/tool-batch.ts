@@ -61,6 +61,9 @@ function reported(emitter: Emitter, message: ToolResultMessage): Observable<Agen
   ]);
 }
 
+/** The batch's result as it is (the default `finish`). */
+const asIs = (result: ToolBatchResult): ToolBatchResult => result;
+
 function batchResult(messages: ToolResultMessage[], outcomes: readonly ToolCallOutcome[]): ToolBatchResult {
   return new ToolBatchResult(messages, outcomes.length > 0 && outcomes.every((o) => o.result.terminate === true));
 }
@@ -131,8 +134,9 @@ function preflight<T>(call: ToolCall, index: number, duplicates: Set<number>, en
 /**
  * The batch, each call from start to result before the next (`sequential`), else prepared in
  * source order and run together within run control's limits (SPEC R3); its last value is the
- * {@link ToolBatchResult}. Never errors for tool failures: each call ends with exactly one
- * result (SPEC T3, L10).
+ * {@link ToolBatchResult} through `finish` (the loop makes its next step of it, so nothing maps
+ * the batch's events on their way out). Never errors for tool failures: each call ends with
+ * exactly one result (SPEC T3, L10).
  *
  * ```text
  * parallel; call a takes 2 frames, call b 1 frame (S start, E end, R result message, B the result):
@@ -141,15 +145,13 @@ function preflight<T>(call: ToolCall, index: number, duplicates: Set<number>, en
  *          (ends in completion order, result messages in source order)
  * ```
  */
-export function executeToolBatch(calls: readonly ToolCall[], env: ToolCallEnvironment, sequential: boolean, emitter: Emitter): Observable<AgentEvent | ToolBatchResult> {
-  return defer(() => {
-    const duplicates = duplicateIds(calls);
-    return sequential ? oneByOne(calls, duplicates, env, emitter) : together(calls, duplicates, env, emitter);
-  });
+export function executeToolBatch<T = ToolBatchResult>(calls: readonly ToolCall[], env: ToolCallEnvironment, sequential: boolean, emitter: Emitter, finish: (result: ToolBatchResult) => T = asIs as (result: ToolBatchResult) => T): Observable<AgentEvent | T> {
+  const duplicates = duplicateIds(calls);
+  return sequential ? oneByOne(calls, duplicates, env, emitter, finish) : together(calls, duplicates, env, emitter, finish);
 }
 
 /** Sequential: each call from start to result message before the next one starts. */
-function oneByOne(calls: readonly ToolCall[], duplicates: Set<number>, env: ToolCallEnvironment, emitter: Emitter): Observable<AgentEvent | ToolBatchResult> {
+function oneByOne<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: ToolCallEnvironment, emitter: Emitter, finish: (result: ToolBatchResult) => T): Observable<AgentEvent | T> {
   const outcomes: ToolCallOutcome[] = [];
   const messages: ToolResultMessage[] = [];
   const complete = (outcome: ToolCallOutcome): Observable<AgentEvent> =>
@@ -177,11 +179,11 @@ function oneByOne(calls: readonly ToolCall[], duplicates: Set<number>, env: Tool
       ),
     ),
   );
-  return concat(calling, defer(() => of(batchResult(messages, outcomes))));
+  return concat(calling, defer(() => of(finish(batchResult(messages, outcomes)))));
 }
 
 /** Parallel: preflight all in source order, execute the allowed calls together, then the result messages in source order. */
-function together(calls: readonly ToolCall[], duplicates: Set<number>, env: ToolCallEnvironment, emitter: Emitter): Observable<AgentEvent | ToolBatchResult> {
+function together<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: ToolCallEnvironment, emitter: Emitter, finish: (result: ToolBatchResult) => T): Observable<AgentEvent | T> {
   // Each call's preparation, then its outcome, at its index: filled in by the stages below.
   const preparations: ToolCallPreparation[] = [];
   const outcomes: ToolCallOutcome[] = [];
@@ -221,7 +223,7 @@ function together(calls: readonly ToolCall[], duplicates: Set<number>, env: Tool
   // The result messages in source order; the batch's result goes out with the last of them.
   const messages: ToolResultMessage[] = [];
   const reporting = defer(() => {
-    if (outcomes.length === 0) return of(batchResult(messages, outcomes));
+    if (outcomes.length === 0) return of(finish(batchResult(messages, outcomes)));
     const last = outcomes.length - 1;
     return from(outcomes).pipe(
       concatMap((outcome, index) => {
@@ -231,7 +233,7 @@ function together(calls: readonly ToolCall[], duplicates: Set<number>, env: Tool
           { type: "message_start", message },
           { type: "message_end", message },
         ];
-        return index === last ? emitter.tell(events, batchResult(messages, outcomes)) : emitter.all(events);
+        return index === last ? emitter.tell(events, finish(batchResult(messages, outcomes))) : emitter.all(events);
       }),
     );
   });
@@ -239,7 +241,7 @@ function together(calls: readonly ToolCall[], duplicates: Set<number>, env: Tool
 }
 
 /** Every call of a message cut at the token limit gets an error result, none runs (SPEC L9). */
-export function failTruncatedToolCalls(calls: readonly ToolCall[], env: ToolCallEnvironment, emitter: Emitter): Observable<AgentEvent | ToolBatchResult> {
+export function failTruncatedToolCalls<T = ToolBatchResult>(calls: readonly ToolCall[], env: ToolCallEnvironment, emitter: Emitter, finish: (result: ToolBatchResult) => T = asIs as (result: ToolBatchResult) => T): Observable<AgentEvent | T> {
   return defer(() => {
     const messages: ToolResultMessage[] = [];
     const failing = from(calls).pipe(
@@ -250,6 +252,6 @@ export function failTruncatedToolCalls(calls: readonly ToolCall[], env: ToolCall
         return concat(emitter.one(startEvent(call)), emitter.one(endEvent(outcome)), reported(emitter, message));
       }),
     );
-    return concat(failing, defer(() => of(new ToolBatchResult(messages, false))));
+    return concat(failing, defer(() => of(finish(new ToolBatchResult(messages, false)))));
   });
 }

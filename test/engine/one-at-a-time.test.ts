@@ -109,4 +109,19 @@ describe("values sharing a turn", () => {
     const log = abortOnA(["a"], undefined);
     expect(log.slice(0, 4)).toEqual(["wait a", "wait x", "wait x returns", "next x"]);
   });
+
+  it("A5: a telling that waited for the turn and completes the wait of the one before it lets that one go on (no lost continuation)", () => {
+    const turn = new OneAtATime();
+    const gate = new Subject<void>();
+    const log: string[] = [];
+    const wait = (item: string): Observable<unknown> | undefined => {
+      log.push(`wait ${item}`);
+      if (item !== "a") return undefined;
+      // Comes up inside a's telling: told once a's telling hands the turn back, and it completes a's wait.
+      values(["x"], () => (gate.complete(), undefined), turn).subscribe((v) => log.push(`next ${v}`));
+      return gate;
+    };
+    values(["a", "b"], wait, turn).subscribe({ next: (v) => log.push(`next ${v}`), complete: () => log.push("done") });
+    expect(log).toEqual(["wait a", "next a", "next x", "wait b", "next b", "done"]);
+  });
 });
