@@ -222,17 +222,22 @@ function together<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: T
   });
   // The result messages in source order; the batch's result goes out with the last of them.
   const messages: ToolResultMessage[] = [];
+  const reported = (outcome: ToolCallOutcome): AgentEvent[] => {
+    const message = toolResultMessage(outcome, env.now());
+    messages.push(message);
+    return [
+      { type: "message_start", message },
+      { type: "message_end", message },
+    ];
+  };
   const reporting = defer(() => {
+    // Nothing waits on the events: each message is made when it goes out either way, so all go out at once.
+    if (!emitter.waits) return emitter.tell(outcomes.flatMap(reported), finish(batchResult(messages, outcomes)));
     if (outcomes.length === 0) return of(finish(batchResult(messages, outcomes)));
     const last = outcomes.length - 1;
     return from(outcomes).pipe(
       concatMap((outcome, index) => {
-        const message = toolResultMessage(outcome, env.now());
-        messages.push(message);
-        const events: AgentEvent[] = [
-          { type: "message_start", message },
-          { type: "message_end", message },
-        ];
+        const events = reported(outcome);
         return index === last ? emitter.tell(events, finish(batchResult(messages, outcomes))) : emitter.all(events);
       }),
     );
