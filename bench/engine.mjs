@@ -5,7 +5,7 @@
  * builds (the CommonJS one Node loads, the ES2015 one bundlers and Angular load). A piece stays
  * only where the stock version is at least 1.3× slower on some full workload, on both builds.
  *
- * Usage (after `npm run build`; `npm run bench` runs it last):
+ * Usage (after `npm run build`; `npm run bench` runs it after bench/run.mjs):
  *   node bench/engine.mjs           builds the variants into .bench-engine/, times, writes bench/ENGINE.md
  *   node bench/engine.mjs --quick   fewer rounds, nothing written
  */

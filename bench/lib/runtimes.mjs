@@ -25,8 +25,18 @@ const here = path.dirname(fileURLToPath(import.meta.url));
  */
 export const RXAGENT_ENTRY = path.resolve(process.env.RXAGENT_DIST ?? path.resolve(here, "../../dist"), "index.js");
 
+/**
+ * rxagent as built from an earlier commit (bench/baseline.mjs builds it): the runtime named
+ * "baseline", timed beside "rxagent" in one process for a before/after of the core.
+ */
+export const BASELINE_ENTRY = process.env.RXAGENT_BASELINE_DIST ? path.resolve(process.env.RXAGENT_BASELINE_DIST, "index.js") : undefined;
+
 export async function loadRuntime(name) {
   if (name === "reference") return import("@earendil-works/pi-agent-core");
+  if (name === "baseline") {
+    if (!BASELINE_ENTRY || !existsSync(BASELINE_ENTRY)) throw new Error("The baseline runtime needs RXAGENT_BASELINE_DIST, a built dist/ of the earlier commit (bench/baseline.mjs makes one).");
+    return import(pathToFileURL(BASELINE_ENTRY).href);
+  }
   if (PEER_MODULES[name]) {
     const peer = await import(PEER_MODULES[name]);
     await peer.load();

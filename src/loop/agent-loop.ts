@@ -174,15 +174,15 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
     return start(run).pipe(
       // Flat stack by construction: a step that comes up while another is projected waits for it.
       expandSteps(isStep, (step) => phase(run, step)),
-      // The run's state is the fold of its events, each observed on its way out.
-      tap((event) => run.observe(event)),
+      // The run's state is the fold of its events, each observed on its way out; the phases'
+      // completion, or the failure's end, settles the run (one tap on the per-event path).
+      tap({ next: (event) => run.observe(event), complete: over }),
       catchError((error: unknown) =>
         defer(() => {
           if (!controller.signal.aborted && !run.state.ended) controller.abort(error);
-          return failure(run, error);
+          return failure(run, error).pipe(tap({ error: over, complete: over }));
         }),
       ),
-      tap({ error: over, complete: over }),
       finalize(() => {
         deadline?.unsubscribe();
         run.stopQueues();

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { defer, isObservable, type Observable, of, type Subscription } from "rxjs";
+import { isObservable, type Observable, of, type Subscription, throwError } from "rxjs";
 import type { AgentMessage } from "../model/types.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
 import { liftMap } from "../rx/from-hook.js";
@@ -58,19 +58,18 @@ export class QueuePoll {
   }
 
   /**
-   * What one poll takes, on subscription, through `project`: synchronous when the callback
-   * returns an array or the stream is buffered (SPEC L12). A stream's error fails the poll.
+   * What one poll takes, through `project`: polled now (a phase polls when its step is taken,
+   * and what it returns is subscribed at once), synchronous when the callback returns an array or
+   * the stream is buffered (SPEC L12). A stream's error fails the poll.
    */
   take<T>(project: (messages: AgentMessage[]) => T): Observable<T> {
-    return defer(() => {
-      if (this.buffer) {
-        if (this.failure) throw this.failure.error;
-        return of(project(this.buffer.drain()));
-      }
-      const callback = this.callback;
-      if (!callback) return of(project([]));
-      return liftMap<unknown, T>(callback(), (value) => project(messagesOrNone(value, this.callbackName)));
-    });
+    if (this.buffer) {
+      if (this.failure) return throwError(() => this.failure!.error);
+      return of(project(this.buffer.drain()));
+    }
+    const callback = this.callback;
+    if (!callback) return of(project([]));
+    return liftMap<unknown, T>(callback(), (value) => project(messagesOrNone(value, this.callbackName)));
   }
 }
 

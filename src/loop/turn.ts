@@ -10,6 +10,10 @@
  *            else the tool calls (a length stop fails them all) → FinishTurn (turn-end.ts)
  * ```
  *
+ * A phase runs when its step is taken: `expandSteps` calls it and subscribes to what it returns
+ * at once, as `expand` does with its projection, so it reads the run as it is then, without a
+ * `defer` of its own.
+ *
  * @module
  */
 import { concatMap, defer, type Observable, of } from "rxjs";
@@ -55,14 +59,12 @@ export function openTurn(run: Run, { messages }: OpenTurn): Observable<Phase> {
  * gets its start and end events (its end commits it); then `next`, or the request.
  */
 export function append(run: Run, step: Append): Observable<Phase> {
-  return defer(() => {
-    const declared = run.declarations.declare(run.transcript(), step.messages, run.context.tools ?? [], run.now(), run.writes);
-    // What is waiting now is exactly these messages, as declared (a system message may be rewritten).
-    if (declared.length > 0) run.waiting = declared.slice();
-    const events: AgentEvent[] = [];
-    for (const message of declared) events.push({ type: "message_start", message }, { type: "message_end", message });
-    return run.emitter.tell<Step>(events, step.next ?? SEND_REQUEST);
-  });
+  const declared = run.declarations.declare(run.transcript(), step.messages, run.context.tools ?? [], run.now(), run.writes);
+  // What is waiting now is exactly these messages, as declared (a system message may be rewritten).
+  if (declared.length > 0) run.waiting = declared.slice();
+  const events: AgentEvent[] = [];
+  for (const message of declared) events.push({ type: "message_start", message }, { type: "message_end", message });
+  return run.emitter.tell<Step>(events, step.next ?? SEND_REQUEST);
 }
 
 /**
@@ -83,28 +85,26 @@ export function request(run: Run): Observable<Phase> {
 }
 
 function llmRequest(run: Run): Observable<Phase> {
-  return defer(() => {
-    const { transformContext, convertToLlm, getApiKey } = run.config;
-    // Re-watched first if a hook put another array in `context.messages`: the view below is the current one (I2).
-    run.transcript();
-    const view = run.context.messages;
-    const withKey = (messages: unknown): Observable<Phase> => {
-      if (!Array.isArray(messages)) throw new TypeError(`convertToLlm must return an array of messages, got ${typeof messages}.`);
-      const { apiKey, model } = run.config;
-      if (!getApiKey) return respond(run, messages, apiKey);
-      return fromHook(() => getApiKey(model.provider)).pipe(concatMap((found) => respond(run, messages, found || apiKey)));
-    };
-    // The default conversion reads the transcript itself; a hook's own array as it is (I2).
-    if (!transformContext && !convertToLlm) return withKey(run.llmMessages.convert(unwatched(view), run.writes));
-    const transformed = transformContext ? fromHook(() => transformContext(view, run.signal)) : of(view);
-    return transformed.pipe(
-      concatMap((messages) => {
-        if (!Array.isArray(messages)) throw new TypeError(`transformContext must return an array of messages, got ${typeof messages}.`);
-        return convertToLlm ? fromHook(() => convertToLlm(messages)) : of(run.llmMessages.convert(unwatched(messages), run.writes));
-      }),
-      concatMap(withKey),
-    );
-  });
+  const { transformContext, convertToLlm, getApiKey } = run.config;
+  // Re-watched first if a hook put another array in `context.messages`: the view below is the current one (I2).
+  run.transcript();
+  const view = run.context.messages;
+  const withKey = (messages: unknown): Observable<Phase> => {
+    if (!Array.isArray(messages)) throw new TypeError(`convertToLlm must return an array of messages, got ${typeof messages}.`);
+    const { apiKey, model } = run.config;
+    if (!getApiKey) return respond(run, messages, apiKey);
+    return fromHook(() => getApiKey(model.provider)).pipe(concatMap((found) => respond(run, messages, found || apiKey)));
+  };
+  // The default conversion reads the transcript itself; a hook's own array as it is (I2).
+  if (!transformContext && !convertToLlm) return withKey(run.llmMessages.convert(unwatched(view), run.writes));
+  const transformed = transformContext ? fromHook(() => transformContext(view, run.signal)) : of(view);
+  return transformed.pipe(
+    concatMap((messages) => {
+      if (!Array.isArray(messages)) throw new TypeError(`transformContext must return an array of messages, got ${typeof messages}.`);
+      return convertToLlm ? fromHook(() => convertToLlm(messages)) : of(run.llmMessages.convert(unwatched(messages), run.writes));
+    }),
+    concatMap(withKey),
+  );
 }
 
 /** The provider's response as message events, then the step with its final message. */
