@@ -56,6 +56,7 @@ export {
   type ToolChanges,
 } from "./model/transcript.js";
 export { emptyUsage, failedAssistantMessage, normalizedFailureMessage } from "./model/assistant-message.js";
+export { isPlaceholderModel, NO_MODEL_ERROR, placeholderModel } from "./model/placeholder-model.js";
 export { describeError } from "./model/describe-error.js";
 export { callStreamFn, StreamFnFailure, type StreamFnFailureKind } from "./stream/stream-fn-call.js";
 export { Agent, type AgentOptions, type PromptInput } from "./agent/agent-core.js";

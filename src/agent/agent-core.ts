@@ -250,7 +250,7 @@ export class Agent extends AgentBase {
     return (this.host ??= agentSessionHost(this.store, this.queues, this.runner, {
       now: () => this.now(),
       assertRunnable: () => void this.runnable(),
-      missing: (approvals) => (!this.streamFn ? "streamFn" : !this.store.hasModel ? "model" : approvals && !this.control() ? "runControl" : undefined),
+      missing: (approvals) => (!this.streamFn ? "streamFn" : approvals && !this.control() ? "runControl" : undefined),
       continue$: () => this.continue$(),
       run: (plan) => this.run(plan),
     }));
@@ -280,7 +280,6 @@ export class Agent extends AgentBase {
     checkRunOptions(this, this.store.tools, this.control());
     const streamFn = this.streamFn;
     if (!streamFn) throw new Error("The Agent has no streamFn: pass one in the options or assign agent.streamFn.");
-    if (!this.store.hasModel) throw new Error("The Agent has no model: pass initialState.model, or assign agent.state.model before prompting.");
     const validator = validatorFor(this.store.tools, this.validator ?? this.defaultValidator?.());
     assertToolSet(this.store.tools, validator);
     return { streamFn, validator };

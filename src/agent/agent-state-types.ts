@@ -60,6 +60,7 @@ export interface AgentStateSnapshot {
 /** The initial state an `Agent` is created with. */
 export interface AgentInitialState {
   systemPrompt?: string;
+  /** Without one, pi's placeholder `"unknown"` (SPEC A8): a provider that needs a real id fails the request saying so. */
   model?: Model;
   thinkingLevel?: ThinkingLevel;
   tools?: AgentTool[];

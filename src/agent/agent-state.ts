@@ -13,6 +13,7 @@ import type { AgentEvent, AgentMessage, CallCancellation, LimitReached } from ".
 import type { AgentTool, ToolApprovalRequest } from "../model/tool-types.js";
 import { type Observable, type SchedulerLike, Subject } from "rxjs";
 import { describeError } from "../model/describe-error.js";
+import { placeholderModel } from "../model/placeholder-model.js";
 import type { ParkedRun } from "./parked-run.js";
 import type { AgentInitialState, AgentState, AgentStateSnapshot } from "./agent-state-types.js";
 import { freezeSnapshot, type SnapshotSource } from "./state-snapshot.js";
@@ -30,8 +31,6 @@ function deepFreeze(usage: Usage): Usage {
 function withoutApproval(approvals: readonly ToolApprovalRequest[], toolCallId: string): readonly ToolApprovalRequest[] {
   return Object.freeze(approvals.filter((request) => request.toolCallId !== toolCallId));
 }
-
-const UNKNOWN_MODEL: Model = { id: "unknown", api: "unknown", provider: "unknown" };
 
 /**
  * The mutable state behind `agent.state`. Messages are only ever appended to the current
@@ -78,7 +77,8 @@ export class AgentStateStore implements AgentState, SnapshotSource {
   cancellation: readonly CallCancellation[] | undefined;
 
   constructor(initial: AgentInitialState = {}) {
-    this._model = initial.model ?? UNKNOWN_MODEL;
+    // Without one, pi's placeholder: the run goes ahead, and a provider that needs a real id says so (SPEC A8).
+    this._model = initial.model ?? placeholderModel();
     this._thinkingLevel = initial.thinkingLevel ?? "off";
     this._tools = initial.tools?.slice() ?? [];
     this._messages = initial.messages?.slice() ?? [];
@@ -105,10 +105,6 @@ export class AgentStateStore implements AgentState, SnapshotSource {
 
   get model(): Model {
     return this._model;
-  }
-  /** False until a model is given: a prompt then fails at once instead of asking for model "unknown". */
-  get hasModel(): boolean {
-    return this._model !== UNKNOWN_MODEL;
   }
   set model(model: Model) {
     this._model = model;

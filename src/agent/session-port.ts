@@ -41,7 +41,7 @@ export interface SessionHost {
   readonly queues: AgentQueues;
   now(): number;
   /** What the Agent lacks to run the loop now (and to ask for approvals, when `approvals`), if anything. */
-  missing(approvals: boolean): "streamFn" | "model" | "runControl" | undefined;
+  missing(approvals: boolean): "streamFn" | "runControl" | undefined;
   /** Throws what starting a run would throw now for the Agent's settings (its tools, options, provider). */
   assertRunnable(): void;
   /** Journals into `journal` from now on. */

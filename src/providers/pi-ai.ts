@@ -6,17 +6,22 @@
  * Its TypeScript types differ in three details, so these helpers state the fit once instead of
  * a cast at every use: pi-ai brands its context type (`TranscriptContext`), gives partial
  * messages a `"pending"` stop reason, and declares `Model` as an interface without an index
- * signature. They copy or convert nothing.
+ * signature. They copy or convert nothing; `fromPiAi` only answers the Agent's placeholder model
+ * itself (SPEC A8).
  *
  * @module
  */
-import type { Model, StreamFn } from "../model/messages.js";
+import { failedAssistantMessage } from "../model/assistant-message.js";
+import type { AssistantMessageEvent, Model, StreamFn } from "../model/messages.js";
+import { isPlaceholderModel, NO_MODEL_ERROR } from "../model/placeholder-model.js";
 
 /** Any pi-ai stream function: `streamSimple`, `stream`, `models.streamSimple` bound, ... */
 export type PiAiStreamFunction = (model: never, context: never, options?: never) => unknown;
 
 /**
- * pi-ai's stream function as a `StreamFn`, unchanged.
+ * pi-ai's stream function as a `StreamFn`: each request goes to it as it is, except one for the
+ * Agent's placeholder model (an Agent given no model, SPEC A8), which fails at once with
+ * `No model: …` and sends nothing, as pi-ai reports a failed request: one `error` event.
  *
  * @example
  * ```ts
@@ -25,7 +30,13 @@ export type PiAiStreamFunction = (model: never, context: never, options?: never)
  * ```
  */
 export function fromPiAi(streamFunction: PiAiStreamFunction): StreamFn {
-  return streamFunction as unknown as StreamFn;
+  const stream = streamFunction as unknown as StreamFn;
+  return (model, context, options) => (isPlaceholderModel(model) ? [noModel(model, options?.scheduler?.now() ?? Date.now())] : stream(model, context, options));
+}
+
+/** The one event of a request for the placeholder model. */
+function noModel(model: Model, timestamp: number): AssistantMessageEvent {
+  return { type: "error", reason: "error", error: failedAssistantMessage(model, NO_MODEL_ERROR, "error", timestamp) };
 }
 
 /**

@@ -79,15 +79,17 @@ describe("A1: the scheduler, set before or after construction", () => {
 });
 
 describe("A1 T1: mistakes are errors at prompt(), not surprises later", () => {
-  it("A1: no model: prompt() rejects with what to do, and no request is made", async () => {
-    const provider = fauxProvider([{ content: "never" }]);
+  it("A1 A8: no model is no mistake: prompt() runs with pi's placeholder model, and a model assigned later is the one sent", async () => {
+    const provider = fauxProvider([{ content: "first" }, { content: "second" }]);
     const agent = new Agent({ streamFn: provider });
-    await expect(agent.prompt("hi")).rejects.toThrow("The Agent has no model: pass initialState.model, or assign agent.state.model before prompting.");
-    expect(provider.requests).toHaveLength(0);
+    await agent.prompt("hi");
+    expect(provider.requests).toHaveLength(1);
+    expect(provider.requests[0]!.model.id).toBe("unknown");
     expect(agent.state.isStreaming).toBe(false);
     agent.state.model = model;
     await agent.prompt("hi");
-    expect(provider.requests).toHaveLength(1);
+    expect(provider.requests).toHaveLength(2);
+    expect(provider.requests[1]!.model).toBe(model);
   });
 
   it("T1: two tools with one name: prompt() rejects naming it; nothing is declared to the model", async () => {

@@ -165,7 +165,7 @@ describe("pi-ai interop (SPEC M1, M3)", () => {
     const { streamSimple } = await import("@earendil-works/pi-ai/api/openai-completions");
 
     const calls: unknown[] = [];
-    // pi-ai's function is passed as it is (fromPiAi only restates its type).
+    // pi-ai's function gets every request as it is (fromPiAi answers only the placeholder model itself, SPEC A8).
     const events = await run(fromPiAi(streamSimple), model, [weatherTool(calls)], { apiKey: "gsk-test" });
 
     expect(calls).toEqual([{ location: "Paris, France", unit: "celsius", days: [1, 2, 3] }]);

@@ -15,6 +15,7 @@
 import { failedAssistantMessage } from "../../model/assistant-message.js";
 import { describeError } from "../../model/describe-error.js";
 import { redactSecrets } from "../../model/redact-secrets.js";
+import { isPlaceholderModel, NO_MODEL_ERROR } from "../../model/placeholder-model.js";
 import type { AssistantMessage, AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../../model/messages.js";
 import { fromAbortableRun } from "../shared/abortable-run.js";
 import { AssistantMessageBuilder } from "../shared/message-builder.js";
@@ -124,6 +125,8 @@ function checkVersion(value: unknown): AiSdkLanguageModel {
  */
 export function fromAiSdk(source: AiSdkLanguageModel | AiSdkModelResolver, options: FromAiSdkOptions = {}): StreamFn {
   let resolve: AiSdkModelResolver;
+  // A resolver picks the model from the rxagent model's id; a model given directly has its own.
+  const needsModelId = typeof source === "function";
   if (typeof source === "function") resolve = source;
   else {
     // A model given directly is checked now: a wrong object is the app's mistake, at its line.
@@ -131,7 +134,7 @@ export function fromAiSdk(source: AiSdkLanguageModel | AiSdkModelResolver, optio
     resolve = () => languageModel;
   }
   return (model: Model, context: LlmContext, streamOptions: StreamOptions = {}) =>
-    fromAbortableRun<AssistantMessageEvent>((emit, signal) => run(resolve, options, model, context, streamOptions, emit, signal), streamOptions.signal);
+    fromAbortableRun<AssistantMessageEvent>((emit, signal) => run(resolve, options, model, context, streamOptions, emit, signal, needsModelId), streamOptions.signal);
 }
 
 /** The time on the request's scheduler, else the wall clock. */
@@ -156,9 +159,12 @@ async function run(
   streamOptions: StreamOptions,
   emit: (event: AssistantMessageEvent) => void,
   signal: AbortSignal,
+  needsModelId: boolean,
 ): Promise<void> {
   const clock = () => now(streamOptions);
   const builder = new AssistantMessageBuilder(model, clock());
+  // The Agent's placeholder (SPEC A8): the resolver would pick model "unknown"; say what to fix instead, and call nothing.
+  if (needsModelId && isPlaceholderModel(model)) return emit(builder.fail("error", NO_MODEL_ERROR));
   // Parts read after the signal fired are not delivered: the next event is `aborted`, with
   // what was delivered.
   let shown: AssistantMessage | undefined;

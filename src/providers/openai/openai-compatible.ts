@@ -25,6 +25,7 @@ import { describeNetworkError, StreamFailure, truncate } from "../shared/stream-
 import { SseLimitExceeded } from "../shared/sse.js";
 import { isSafeFailureCode } from "../../model/provider-failure.js";
 import { redactSecrets } from "../../model/redact-secrets.js";
+import { isPlaceholderModel, NO_MODEL_ERROR } from "../../model/placeholder-model.js";
 import { jsonOrMislabelledStream } from "./json-reply.js";
 import { limitFailure, streamLimits, type StreamLimits } from "../shared/stream-limits.js";
 
@@ -153,6 +154,8 @@ async function run(
     emit(event);
     if ("partial" in event) shown = event.partial;
   };
+  // The Agent's placeholder (SPEC A8): a server would be asked for model "unknown"; say what to fix instead, and send nothing.
+  if (isPlaceholderModel(model)) return emit(builder.fail("error", NO_MODEL_ERROR));
   let secrets: string[] = [];
   try {
     const limits = streamLimits(config);

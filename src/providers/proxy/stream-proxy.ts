@@ -5,6 +5,7 @@
  */
 import type { Observable } from "rxjs";
 import type { AssistantMessageEvent, LlmContext, Model, StreamFn, StreamOptions } from "../../model/messages.js";
+import { isPlaceholderModel, NO_MODEL_ERROR } from "../../model/placeholder-model.js";
 import { fromAbortableRun } from "../shared/abortable-run.js";
 import { httpFailure } from "../shared/http-error.js";
 import { recordProviderFailure } from "../shared/provider-failure.js";
@@ -80,6 +81,8 @@ const PROXY_LINE_BYTES = 16 * 1024 * 1024;
 function proxyRequest(config: StreamProxyOptions, limits: StreamLimits, model: Model, context: LlmContext, options: StreamOptions): Observable<AssistantMessageEvent> {
   return fromAbortableRun<AssistantMessageEvent>(async (emit, signal) => {
     const decoder = new ProxyEventDecoder(model, now(options));
+    // The Agent's placeholder (SPEC A8): the server would look up model "unknown"; say what to fix instead, and send nothing.
+    if (isPlaceholderModel(model)) return emit(decoder.message.fail("error", NO_MODEL_ERROR));
     try {
       const body = await openProxyStream(config, model, context, options, signal);
       await relayEvents(body, limits, decoder, emit, signal);
