@@ -1,16 +1,19 @@
 /**
  * A fixed number of slots for work that runs side by side (SPEC R3): `maxConcurrency` of a
- * tool batch.
+ * tool batch, as the concurrency argument of `mergeAll`.
  *
  * @module
  */
-import { Observable } from "rxjs";
+import { mergeAll, Observable, Subject, type Subscription } from "rxjs";
 import { LinkedObserver } from "../engine/linked-observer.js";
 
 /**
  * Work waits, first come first served, for one of `size` slots; it holds the slot until it
- * completes, errors or is unsubscribed. Synchronous: a slot freed in one frame starts the next
- * work in that frame, so marble tests see exact frames.
+ * completes, errors or is unsubscribed. The slots are `mergeAll(size)` over the requests: a
+ * request waits in its buffer, and a freed slot subscribes the next one in the same frame, so
+ * marble tests see exact frames. Each request is the hold of a slot, not the work itself: the
+ * work's values go to the one who took it, and the slot is freed before the taker hears the
+ * work's end (the next work starts first, as a freed slot's does).
  *
  * ```text
  * size 2, three works of 3 frames subscribed at 0:
@@ -22,65 +25,51 @@ import { LinkedObserver } from "../engine/linked-observer.js";
  * @internal
  */
 export class ConcurrencySlots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-  /** Set when the batch is torn down: a slot freed then starts nothing (no tool runs after an unsubscribe). */
-  private closed = false;
+  private readonly requests = new Subject<Observable<never>>();
+  private readonly slots: Subscription;
 
   constructor(size: number) {
-    this.free = size;
+    this.slots = this.requests.pipe(mergeAll(size)).subscribe();
   }
 
   /** Starts nothing more: the work that holds a slot is being torn down with its batch. */
   close(): void {
-    this.closed = true;
+    this.slots.unsubscribe();
   }
 
   /** `work`, once a slot is free. */
   take<T>(work: Observable<T>): Observable<T> {
     return new Observable<T>((subscriber) => {
-      let holding = false;
-      let inner: { unsubscribe(): void } | undefined;
-      const release = (): void => {
-        if (!holding) return;
-        holding = false;
-        this.free++;
-        if (this.closed) return;
-        const next = this.waiting.shift();
-        if (next) {
-          this.free--;
-          next();
-        }
-      };
-      const start = (): void => {
-        holding = true;
+      let free: (() => void) | undefined;
+      let linked: LinkedObserver<T> | undefined;
+      const hold = new Observable<never>((slot) => {
+        // Left while it waited: the slot goes to the next request at once.
+        if (subscriber.closed) return slot.complete();
+        free = () => slot.complete();
         // Linked to the subscriber before the work runs: when a synchronous work's own events make
-        // the consumer leave (inside this subscribe, or inside a slot freed by another's end), the
+        // the taker leave (inside this subscribe, or inside a slot freed by another's end), the
         // work stops there — no hook or tool after the unsubscribe.
-        const linked = new LinkedObserver<T>({
+        linked = new LinkedObserver<T>({
           next: (value) => subscriber.next(value),
           error: (error: unknown) => {
-            release();
+            free?.();
             subscriber.error(error);
           },
           complete: () => {
-            release();
+            free?.();
             subscriber.complete();
           },
         });
-        inner = linked;
         subscriber.add(linked);
         work.subscribe(linked);
-      };
-      if (this.free > 0) {
-        this.free--;
-        start();
-      } else this.waiting.push(start);
+        return undefined;
+      });
+      this.requests.next(hold);
+      // Leaving while holding the slot: the work stops, then the slot is freed (leaving while
+      // waiting: see above).
       return () => {
-        const index = this.waiting.indexOf(start);
-        if (index >= 0) this.waiting.splice(index, 1);
-        inner?.unsubscribe();
-        release();
+        linked?.unsubscribe();
+        free?.();
       };
     });
   }
