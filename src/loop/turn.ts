@@ -112,7 +112,7 @@ function respond(run: Run, messages: Message[], apiKey: string | undefined): Obs
   run.turns++;
   const options: StreamOptions & { signal: AbortSignal } = { ...run.streamOptions, signal: run.signal };
   if (apiKey !== undefined) options.apiKey = apiKey;
-  return streamAssistantResponse({ model: run.config.model, messages, options, streamFn: run.input.streamFn, now: run.now, wait: run.emitter.wait, then: (message) => new Responded(message) });
+  return streamAssistantResponse({ model: run.config.model, messages, options, streamFn: run.input.streamFn, now: run.now, wait: run.emitter.wait, finish: (message) => new Responded(message) });
 }
 
 /** An error or aborted response ends the run (SPEC L6); any other runs its tool calls. */

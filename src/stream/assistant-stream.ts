@@ -30,10 +30,11 @@ export interface AssistantRequest<T = never> {
    */
   wait?: (event: AgentEvent) => Observable<unknown> | undefined;
   /**
-   * What goes out after `message_end` (once it was waited for), made from the final message:
-   * the loop's next step, so the response needs no operator after it to hand its message on.
+   * The last value, after `message_end` (once it was waited for), made from the final message:
+   * the loop's next step, so the response needs no operator after it to hand its message on
+   * (as the tool batch's `finish` does).
    */
-  then?: (message: AssistantMessage) => T;
+  finish?: (message: AssistantMessage) => T;
 }
 
 /** The errorMessage of a response cut off by an abort the provider did not answer itself. */
@@ -109,10 +110,10 @@ class AssistantResponse<T> implements StreamFnObserver {
     if (wait) this.gate = new WaitGate(wait, subscriber, (event) => subscriber.next(event), () => this.complete());
   }
 
-  /** The response is over: its `then` value, if any, then completion. */
+  /** The response is over: its `finish` value, if any, then completion. */
   private complete(): void {
-    const then = this.request.then;
-    if (then) this.subscriber.next(then(this.finalMessage!));
+    const finish = this.request.finish;
+    if (finish) this.subscriber.next(finish(this.finalMessage!));
     this.subscriber.complete();
   }
 
