@@ -173,11 +173,11 @@ function failPrompt(error: unknown): void {
   renderState(snapshotNow());
 }
 
+// The run's outcome, not `errorMessage`: a Stop sets `errorMessage` too ("Request was aborted").
 function statusOf(state: AgentStateSnapshot): "running" | "aborted" | "error" | "idle" {
   if (state.isStreaming) return "running";
-  const last = [...state.messages].reverse().find((message) => roleOf(message) === "assistant") as AssistantMessage | undefined;
-  if (last?.stopReason === "aborted") return "aborted";
-  if (last?.stopReason === "error" || state.errorMessage || promptError) return "error";
+  if (state.outcome === "aborted") return "aborted";
+  if (state.outcome === "failed" || promptError) return "error";
   return "idle";
 }
 

@@ -94,7 +94,7 @@ export class AgentRunner {
       next: tells ? (event) => run.tell(event) : ignore,
       // The loop normalizes failures itself (SPEC A6); an error here is a bug, reported as the run's error.
       error: (error) => {
-        this.store.errorMessage = describeError(error);
+        this.store.runFailed(describeError(error));
         this.finish(run);
       },
       complete: () => this.finish(run),
@@ -163,7 +163,7 @@ export class AgentRunner {
       complete: () => this.settle(run),
       // This write, or one before it, failed: the session closes itself and says why.
       error: (error: unknown) => {
-        this.store.errorMessage = recorder!.failed(error);
+        this.store.runFailed(recorder!.failed(error));
         this.settle(run);
       },
     });
@@ -183,7 +183,7 @@ const ignore = (): void => {};
 // Made outside `tell`: a closure there would allocate its context on every event, not once a run.
 function endFailureRecorder(store: AgentStateStore): (failed: Failure | undefined) => void {
   return (failed) => {
-    if (failed) store.errorMessage = `A listener failed on agent_end: ${describeError(failed.error)}`;
+    if (failed) store.runFailed(`A listener failed on agent_end: ${describeError(failed.error)}`);
   };
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Model, ThinkingLevel, Usage } from "../model/messages.js";
-import type { AgentMessage, CallCancellation, LimitReached } from "../model/types.js";
+import type { AgentMessage, CallCancellation, LimitReached, RunOutcome } from "../model/types.js";
 import type { AgentTool, ToolApprovalRequest } from "../model/tool-types.js";
 
 /**
@@ -38,6 +38,12 @@ export interface AgentState {
   readonly limit: LimitReached | undefined;
   /** What became of the calls of the last run's batch when it was aborted (SPEC R4). */
   readonly cancellation: readonly CallCancellation[] | undefined;
+  /**
+   * How the last run ended (SPEC A9): `agent_end.outcome`, or `failed` when the Agent could not
+   * end it cleanly; absent before the first run and while one runs. Tells a Stop (`aborted`) from
+   * a failure, which `errorMessage` alone does not.
+   */
+  readonly outcome: RunOutcome | undefined;
 }
 
 /** A frozen copy of the state at one moment, as `state$` emits it. */
@@ -55,6 +61,7 @@ export interface AgentStateSnapshot {
   readonly usage: Usage;
   readonly limit: LimitReached | undefined;
   readonly cancellation: readonly CallCancellation[] | undefined;
+  readonly outcome: RunOutcome | undefined;
 }
 
 /** The initial state an `Agent` is created with. */

@@ -9,7 +9,7 @@ import type { AssistantMessage, Model, ThinkingLevel, Tool, Usage } from "../mod
 import { emptyUsage } from "../model/assistant-message.js";
 import { addUsage, copyUsage } from "../model/usage-totals.js";
 import { createInitialSystemMessage, getSystemPrompt, isSystem } from "../model/transcript.js";
-import type { AgentEvent, AgentMessage, CallCancellation, LimitReached } from "../model/types.js";
+import type { AgentEvent, AgentMessage, CallCancellation, LimitReached, RunOutcome } from "../model/types.js";
 import type { AgentTool, ToolApprovalRequest } from "../model/tool-types.js";
 import { type Observable, type SchedulerLike, Subject } from "rxjs";
 import { describeError } from "../model/describe-error.js";
@@ -75,6 +75,8 @@ export class AgentStateStore implements AgentState, SnapshotSource {
   private usageView: Usage | undefined;
   limit: LimitReached | undefined;
   cancellation: readonly CallCancellation[] | undefined;
+  /** How the last run ended (SPEC A9); none while a run goes. */
+  outcome: RunOutcome | undefined;
 
   constructor(initial: AgentInitialState = {}) {
     // Without one, pi's placeholder: the run goes ahead, and a provider that needs a real id says so (SPEC A8).
@@ -193,6 +195,12 @@ export class AgentStateStore implements AgentState, SnapshotSource {
     this.changes?.next();
   }
 
+  /** The Agent could not end the run cleanly (its loop, an `agent_end` listener, the journal): the state says so. */
+  runFailed(errorMessage: string): void {
+    this.errorMessage = errorMessage;
+    this.outcome = "failed";
+  }
+
   /** A stream given to the Agent (`steerFrom()`, `answerApprovals()`, ...) failed: the state says so. */
   streamFailed(source: string, error: unknown): void {
     this.errorMessage = `The stream given to ${source}() failed: ${describeError(error)}`;
@@ -221,6 +229,7 @@ export class AgentStateStore implements AgentState, SnapshotSource {
     this.pendingApprovals = NO_APPROVALS;
     this.limit = undefined;
     this.cancellation = undefined;
+    this.outcome = undefined;
     this.touch();
   }
 
@@ -238,6 +247,7 @@ export class AgentStateStore implements AgentState, SnapshotSource {
     this.run = initialRunState;
     this.limit = undefined;
     this.cancellation = undefined;
+    this.outcome = undefined;
     this.install(messages);
     this.onReplaced?.(this._messages.slice(), true);
   }
@@ -267,6 +277,7 @@ export class AgentStateStore implements AgentState, SnapshotSource {
         this.pendingApprovals = withoutApproval(this.pendingApprovals, event.toolCallId);
         break;
       case "agent_end":
+        this.outcome = event.outcome;
         this.limit = event.limit;
         this.cancellation = event.cancellation ? Object.freeze(event.cancellation.slice()) : undefined;
         break;

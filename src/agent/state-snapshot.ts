@@ -42,5 +42,6 @@ export function freezeSnapshot(store: SnapshotSource): AgentStateSnapshot {
     usage: store.usage,
     limit: store.limit,
     cancellation: store.cancellation,
+    outcome: store.outcome,
   });
 }

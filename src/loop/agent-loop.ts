@@ -179,8 +179,11 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
       tap({ next: (event) => run.observe(event), complete: over }),
       catchError((error: unknown) =>
         defer(() => {
-          if (!controller.signal.aborted && !run.state.ended) controller.abort(error);
-          return failure(run, error).pipe(tap({ error: over, complete: over }));
+          // Aborted already: the failure came after a user's abort (often because of it: a hook's
+          // fetch rejects with the signal's reason), so the run ends aborted, as in pi.
+          const aborted = controller.signal.aborted;
+          if (!aborted && !run.state.ended) controller.abort(error);
+          return failure(run, error, aborted).pipe(tap({ error: over, complete: over }));
         }),
       ),
       finalize(() => {

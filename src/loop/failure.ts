@@ -18,8 +18,9 @@ import { unansweredToolCalls } from "./run-state.js";
 const ignore = (): undefined => undefined;
 
 /**
- * Closes what the run's events left open and ends it with an `error` (or `aborted`) assistant
- * message: a message whose start was seen is committed by its end; tool calls left without a
+ * Closes what the run's events left open and ends it with an `error` assistant message, or an
+ * `aborted` one when the run's signal had fired before the failure (a user's abort, the run's
+ * time limit): a message whose start was seen is committed by its end; tool calls left without a
  * result get one, so the transcript stays valid for the next request; polled or prepared
  * messages that never reached their turn are committed after them. Committed messages stay.
  * Nothing when the run had already ended.
@@ -29,7 +30,7 @@ const ignore = (): undefined => undefined;
  * failure:           (ETA|)      (message_end of the failed message with the partial, turn_end, agent_end)
  * ```
  */
-export function failure(run: Run, error: unknown): Observable<AgentEvent> {
+export function failure(run: Run, error: unknown, aborted: boolean): Observable<AgentEvent> {
   const { state } = run;
   if (state.ended) return EMPTY;
   const reason = describeError(error);
@@ -60,8 +61,8 @@ export function failure(run: Run, error: unknown): Observable<AgentEvent> {
     run.append(message);
     events.push({ type: "message_start", message }, { type: "message_end", message });
   }
-  // Aborted by the user (not by the failure itself, whose abort carries the error as its reason).
-  const aborted = run.signal.aborted && run.signal.reason !== error;
+  // What `agent_end.outcome` says (SPEC L15): a user's abort stays an abort, whatever it set off.
+  run.failed = !aborted;
   const partial = open?.role === "assistant" ? open : undefined;
   const failed = normalizedFailureMessage(run.config.model, reason, aborted ? "aborted" : "error", now, partial);
   run.append(failed);

@@ -10,7 +10,7 @@ import type { AssistantMessage, StreamFn, StreamOptions, ThinkingLevel, ToolCall
 import { IncrementalLlmMessages } from "../model/llm-context.js";
 import { unwatched, WatchedTranscript } from "../model/watched-transcript.js";
 import { ToolDeclarations } from "../model/tool-declarations.js";
-import type { AgentContext, AgentEvent, AgentMessage, CallCancellation, LimitReached, UntakenMessages } from "../model/types.js";
+import type { AgentContext, AgentEvent, AgentMessage, CallCancellation, LimitReached, RunOutcome, UntakenMessages } from "../model/types.js";
 import type { Usage } from "../model/messages.js";
 import { emptyUsage } from "../model/assistant-message.js";
 import { addUsage, copyUsage } from "../model/usage-totals.js";
@@ -121,6 +121,8 @@ export class Run {
   limit: LimitReached | undefined;
   /** What became of the calls an abort reached (SPEC R4). */
   cancellation: CallCancellation[] | undefined;
+  /** The run ends with the normalized failure of an error of its own, not of a user's abort (SPEC A6, L15). */
+  failed = false;
 
   constructor(
     readonly input: ValidatedLoopRun,
@@ -236,12 +238,26 @@ export class Run {
    */
   endEvent(): AgentEvent {
     const untaken = this.stopQueues();
-    const event: Extract<AgentEvent, { type: "agent_end" }> = { type: "agent_end", messages: this.newMessages, usage: copyUsage(this.usage) };
-    if (untaken) event.untaken = untaken;
     const limit = this.limit ?? this.budget?.reached;
+    const outcome = limit ? "limit" : this.outcome();
+    const event: Extract<AgentEvent, { type: "agent_end" }> = { type: "agent_end", messages: this.newMessages, usage: copyUsage(this.usage), outcome };
+    if (untaken) event.untaken = untaken;
     if (limit) event.limit = limit;
     if (this.cancellation) event.cancellation = this.cancellation;
     return event;
+  }
+
+  /**
+   * How a run that no limit ended ended (SPEC L15): a failure of its own; else a user's abort (the
+   * signal fired, whatever the answer said then); else an `error` or `aborted` answer the provider
+   * gave unasked; else it completed.
+   */
+  private outcome(): RunOutcome {
+    if (this.failed) return "failed";
+    if (this.signal.aborted) return "aborted";
+    // A hard exit (SPEC L6): its answer is the last message the run added.
+    const last = this.newMessages[this.newMessages.length - 1] as AssistantMessage | undefined;
+    return last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted") ? "failed" : "completed";
   }
 
   /** Whether messages wait in the queues, without taking them (streams' buffers, or `hasQueuedMessages`). */

@@ -27,6 +27,8 @@ export type AgentEvent =
       limit?: LimitReached;
       /** When the run was aborted with calls of a batch open: what became of each (SPEC R4). */
       cancellation?: CallCancellation[];
+      /** How the run ended: completed, aborted by the user, failed, or ended by a limit (SPEC L15). */
+      outcome: RunOutcome;
     }
   | { type: "turn_start" }
   | { type: "turn_end"; message: AgentMessage; toolResults: ToolResultMessage[] }
@@ -59,6 +61,23 @@ export type AgentEvent =
 
 /** The type of an {@link AgentEvent}. */
 export type AgentEventType = AgentEvent["type"];
+
+/**
+ * How a run ended (SPEC L15), on `agent_end` and in the Agent's `state.outcome`: `completed`, the
+ * run ended as it would on its own; `aborted`, a user's abort stopped it (`agent.abort()`, the
+ * loop's signal, an unsubscribed `prompt$()`); `failed`, an error ended it (a provider's error
+ * answer, a hook or listener that threw, a queue stream that errored); `limit`, a run limit ended
+ * it (`agent_end.limit` says which). `errorMessage` is set for both `aborted` and `failed`, as in
+ * pi: read this to tell a Stop from a failure.
+ *
+ * @example
+ * ```ts
+ * await agent.prompt("Summarise the logs");
+ * if (agent.state.outcome === "failed") console.error(`The run failed: ${agent.state.errorMessage}`);
+ * else if (agent.state.outcome === "aborted") console.log("Stopped.");
+ * ```
+ */
+export type RunOutcome = "completed" | "aborted" | "failed" | "limit";
 
 /**
  * Messages a run received from its `steering$` or `followUp$` stream but did not take, because

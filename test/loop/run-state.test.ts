@@ -44,7 +44,7 @@ describe("reduceRunState", () => {
   it("A6 L2: brackets: started, turn open, ended", () => {
     const state = fold([{ type: "agent_start" }, { type: "turn_start" }]);
     expect(state).toMatchObject({ started: true, turnOpen: true, ended: false });
-    expect(fold([{ type: "turn_end", message: assistantMessage("x"), toolResults: [] }, { type: "agent_end", messages: [], usage: emptyUsage() }], state)).toMatchObject({ turnOpen: false, ended: true });
+    expect(fold([{ type: "turn_end", message: assistantMessage("x"), toolResults: [] }, { type: "agent_end", messages: [], usage: emptyUsage(), outcome: "completed" }], state)).toMatchObject({ turnOpen: false, ended: true });
   });
 
   it("A4 L5: the streaming message follows start and updates, and is gone at its end", () => {
@@ -99,7 +99,7 @@ describe("reduceRunState", () => {
       ids.map<AgentEvent>((id) => ({ type: "message_end", message: result(id) })),
       ids.map<AgentEvent>((id) => ({ type: "tool_execution_start", toolCallId: id, toolName: "t", args: {} })),
       ids.map<AgentEvent>((id) => ({ type: "tool_execution_end", toolCallId: id, toolName: "t", result: textResult(""), isError: false })),
-      fc.constant<AgentEvent>({ type: "agent_end", messages: [], usage: emptyUsage() }),
+      fc.constant<AgentEvent>({ type: "agent_end", messages: [], usage: emptyUsage(), outcome: "completed" }),
     );
     fc.assert(
       fc.property(fc.array(event, { maxLength: 40 }), (events) => {

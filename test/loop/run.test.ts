@@ -194,7 +194,7 @@ describe("L3 T1 R6: what prepareRequest may replace", () => {
 describe("R2 R4 Q3: agent_end's optional fields", () => {
   it("R2 R4 Q3: a run with no limit, no cancellation and nothing untaken has none of those keys", () => {
     const events = collectSync(agentLoop([user("go")], contextWith([echo]), { model, limits: { maxTurns: 5 } }, undefined, fauxProvider([{ content: [fauxToolCall("echo", {}, "c1")] }, { content: "done" }])));
-    expect(Object.keys(agentEnd(events)).sort()).toEqual(["messages", "type", "usage"]);
+    expect(Object.keys(agentEnd(events)).sort()).toEqual(["messages", "outcome", "type", "usage"]);
   });
 
   it("R2: hasQueuedMessages saying yes makes a reached request limit end the run as a limit", () => {

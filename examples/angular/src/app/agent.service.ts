@@ -70,9 +70,16 @@ export function toolActivity(rows: ToolActivity[], event: AgentEvent): ToolActiv
   }
 }
 
-/** The status of a state: the last assistant message says how an idle agent's run ended. */
+/**
+ * The status of a state: the last run's outcome says how an idle agent's run ended (a Stop sets
+ * `errorMessage` too, so that alone would read as an error); before any run, a transcript given
+ * to the agent is read from its last assistant message.
+ */
 export function statusOf(state: AgentStateSnapshot): AgentStatus {
   if (state.isStreaming) return "running";
+  if (state.outcome === "aborted") return "stopped";
+  if (state.outcome === "failed") return "error";
+  if (state.outcome) return "idle";
   const last = [...state.messages].reverse().find((message): message is AssistantMessage => (message as { role?: string }).role === "assistant");
   if (last?.stopReason === "aborted") return "stopped";
   if (last?.stopReason === "error" || state.errorMessage) return "error";

@@ -1,0 +1,138 @@
+/**
+ * The Agent's `state.outcome` (SPEC A9, L15): how the last run ended — completed, aborted by the
+ * user, failed, or ended by a limit — set from `agent_end`, cleared when a run begins, and
+ * `failed` when the Agent could not end a run cleanly. `errorMessage` stays as pi sets it.
+ * Runs in virtual time through `prompt$()` where nothing returns a promise.
+ */
+import { distinctUntilChanged, map } from "rxjs";
+import { describe, expect, it } from "vitest";
+import type { AgentEvent, AgentStateSnapshot, RunOutcome } from "../../src/index.js";
+import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
+import { Agent, type AgentOptions } from "../../src/agent/agent.js";
+import { agentSession } from "../../src/session/agent-session.js";
+import { InMemorySessionStore } from "../../src/session/stores/memory-store.js";
+import { storeAppending } from "../session/store-contract.js";
+import { agentWith, model, newScheduler, textResult, tool } from "./support.js";
+
+const echo = tool("echo", () => textResult("echoed"));
+
+/** An Agent on the faux model whose provider answers one event per frame of `scheduler`. */
+function scheduledAgent(script: FauxScriptEntry[], options: Partial<AgentOptions> = {}) {
+  const scheduler = newScheduler();
+  const provider = fauxProvider(script, { scheduler, delay: 1 });
+  const agent = agentWith({ scheduler, streamFn: provider, initialState: { tools: [echo] }, ...options });
+  return { scheduler, agent, provider };
+}
+
+/** The outcome on each `agent_end` the run told. */
+function ends(events: AgentEvent[]): RunOutcome[] {
+  return events.flatMap((e) => (e.type === "agent_end" ? [e.outcome] : []));
+}
+
+describe("A9: state.outcome tells how the last run ended", () => {
+  it("A9: completed — the state says so after the run, and says nothing while a run goes", () => {
+    const { scheduler, agent } = scheduledAgent([{ content: [fauxToolCall("echo", {}, "c1")] }, { content: "done" }, { content: "again" }]);
+    const seen: (RunOutcome | undefined)[] = [];
+    const events: AgentEvent[] = [];
+    agent.subscribe((event) => {
+      events.push(event);
+      if (event.type === "turn_start") seen.push(agent.state.outcome);
+    });
+    expect(agent.state.outcome).toBeUndefined();
+    scheduler.run(() => agent.prompt$("go").subscribe());
+    expect(agent.state.outcome).toBe("completed");
+    expect(agent.state.errorMessage).toBeUndefined();
+    // A new run clears it at its start.
+    scheduler.run(() => agent.prompt$("again").subscribe());
+    expect(seen).toEqual([undefined, undefined, undefined]);
+    expect(ends(events)).toEqual(["completed", "completed"]);
+    expect(agent.state.outcome).toBe("completed");
+  });
+
+  it("A9: aborted — agent.abort() mid-stream: outcome aborted, errorMessage exactly as pi's", () => {
+    const { scheduler, agent } = scheduledAgent([{ content: "a long answer that streams for a while" }]);
+    scheduler.run(() => {
+      scheduler.schedule(() => agent.abort(), 3);
+      agent.prompt$("go").subscribe();
+    });
+    expect(agent.state.outcome).toBe("aborted");
+    expect(agent.state.errorMessage).toBe("Request was aborted");
+  });
+
+  it("A9: aborted — unsubscribing from prompt$() aborts the run, and the state says it was stopped", () => {
+    const { scheduler, agent } = scheduledAgent([{ content: "a long answer that streams for a while" }]);
+    scheduler.run(() => {
+      const subscription = agent.prompt$("go").subscribe();
+      scheduler.schedule(() => subscription.unsubscribe(), 3);
+    });
+    expect(agent.state.isStreaming).toBe(false);
+    expect(agent.state.outcome).toBe("aborted");
+  });
+
+  it("A9: failed — the provider answers with an error", () => {
+    const { scheduler, agent } = scheduledAgent([{ content: "", stopReason: "error", errorMessage: "HTTP 401: invalid key" }]);
+    scheduler.run(() => agent.prompt$("go").subscribe());
+    expect(agent.state.outcome).toBe("failed");
+    expect(agent.state.errorMessage).toBe("HTTP 401: invalid key");
+  });
+
+  it("A9: failed — a listener throws mid-run (the normalized failure, SPEC A6)", () => {
+    const { scheduler, agent } = scheduledAgent([{ content: [fauxToolCall("echo", {}, "c1")] }, { content: "never" }]);
+    agent.subscribe((event) => {
+      if (event.type === "tool_execution_end") throw new Error("the UI broke");
+    });
+    scheduler.run(() => agent.prompt$("go").subscribe());
+    expect(agent.state.outcome).toBe("failed");
+    expect(agent.state.errorMessage).toBe("the UI broke");
+  });
+
+  it("A9: failed — a listener fails on agent_end: the event said completed, the state says the run failed, with pi's errorMessage", () => {
+    const { scheduler, agent } = scheduledAgent([{ content: "done" }]);
+    const told: RunOutcome[] = [];
+    agent.subscribe((event) => {
+      if (event.type !== "agent_end") return;
+      told.push(event.outcome);
+      throw new Error("could not save");
+    });
+    scheduler.run(() => agent.prompt$("go").subscribe());
+    expect(told).toEqual(["completed"]);
+    expect(agent.state.outcome).toBe("failed");
+    expect(agent.state.errorMessage).toBe("A listener failed on agent_end: could not save");
+  });
+
+  it("A9: limit — a run limit ended the run: outcome limit, state.limit says which", () => {
+    const { scheduler, agent } = scheduledAgent([{ content: [fauxToolCall("echo", {}, "c1")] }, { content: "never" }], { limits: { maxTurns: 1 } });
+    scheduler.run(() => agent.prompt$("go").subscribe());
+    expect(agent.state.outcome).toBe("limit");
+    expect(agent.state.limit?.limit).toBe("maxTurns");
+    expect(agent.state.errorMessage).toBeUndefined();
+  });
+
+  it("A9: state$ snapshots carry the outcome; reset() clears it", () => {
+    const { scheduler, agent } = scheduledAgent([{ content: "a long answer that streams for a while" }]);
+    const outcomes: (RunOutcome | undefined)[] = [];
+    scheduler.run(() => {
+      agent.state$.pipe(map((s: AgentStateSnapshot) => s.outcome), distinctUntilChanged()).subscribe((o) => outcomes.push(o));
+      scheduler.schedule(() => agent.abort(), 3);
+      agent.prompt$("go").subscribe();
+    });
+    expect(outcomes).toEqual([undefined, "aborted"]);
+    agent.reset();
+    expect(agent.state.outcome).toBeUndefined();
+  });
+});
+
+describe("A9 S6: the Agent could not end the run cleanly", () => {
+  it("A9 S6: the session journal cannot record the run's end: the state says the run failed, with the journal's error", async () => {
+    const memory = new InMemorySessionStore();
+    const store = storeAppending(memory, (id, entries, condition) => {
+      if (entries.some((entry) => entry.type === "run_ended")) throw new Error("disk full");
+      return memory.append(id, entries, condition);
+    });
+    const agent = new Agent({ initialState: { model }, streamFn: fauxProvider([{ content: "done" }]), session: agentSession({ store, id: "s" }) });
+    await agent.resume();
+    await agent.prompt("go");
+    expect(agent.state.outcome).toBe("failed");
+    expect(agent.state.errorMessage).toMatch(/^The session journal could not be written: disk full/);
+  });
+});
