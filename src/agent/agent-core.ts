@@ -92,7 +92,18 @@ export class Agent extends AgentBase {
     return this.runner.active?.signal;
   }
 
-  /** Aborts the current run: it ends with an `aborted` assistant message (SPEC L10). */
+  /**
+   * Aborts the current run: it ends with an `aborted` assistant message (SPEC L10), outcome
+   * `aborted` (L15). The queues stay as they are, as in pi (A10): what the run did not take waits
+   * for the next `prompt()` or `continue()`; a poll point the run still reaches (steering after its
+   * tool batch, follow-up where it would stop) commits what it takes before the aborted answer.
+   *
+   * @example
+   * ```ts
+   * agent.abort(); await agent.waitForIdle();
+   * if (agent.hasQueuedMessages()) await agent.continue(); // what was queued meanwhile
+   * ```
+   */
   abort(): void {
     const active = this.runner.active;
     if (!active) return;

@@ -198,6 +198,23 @@ describe("Q3: nothing the run received is lost", () => {
     expect(agentEnd(events).untaken).toEqual({ steering: [], followUp: [messages.f] });
   });
 
+  it("Q3 A10 L15: a run aborted while the answer streams hands back the steering and follow-up it had received, on agent_end", () => {
+    const scheduler = newScheduler();
+    const events: AgentEvent[] = [];
+    const controller = new AbortController();
+    scheduler.run(({ hot }) => {
+      const steering$ = hot<AgentMessage>("-s", messages);
+      const followUp$ = hot<AgentMessage>("--f", messages);
+      scheduler.schedule(() => controller.abort(), 3);
+      const provider = fauxProvider([{ content: "a long answer that streams for a while" }], { scheduler, delay: 1 });
+      agentLoop([user("go")], { messages: [] }, { model, scheduler, steering$, followUp$ }, controller.signal, provider).subscribe((e) => events.push(e));
+    });
+    const end = agentEnd(events);
+    expect(end.outcome).toBe("aborted");
+    expect(end.untaken).toEqual({ steering: [messages.s], followUp: [messages.f] });
+    expect(end.messages.map(textOf)).not.toContain("follow");
+  });
+
   it("Q3: a run that took everything has no untaken field (pi's agent_end shape)", () => {
     const events = collectSync(agentLoop([user("go")], { messages: [] }, { model, steering$: NEVER }, undefined, fauxProvider([{ content: "ok" }])));
     expect(agentEnd(events)).not.toHaveProperty("untaken");
