@@ -17,6 +17,11 @@ import {
   type AgentMessage,
   type AgentOptions,
   type AgentState,
+  type AgentStateSnapshot,
+  isPlaceholderModel,
+  placeholderModel,
+  type Model,
+  type RunOutcome,
   type AgentTool,
   type AgentToolResult,
   type AgentTurnContext,
@@ -108,6 +113,15 @@ describe("public types", () => {
   it("A4 Q3: the reducer and the agent_end event", () => {
     expectTypeOf(reduceRunState).toEqualTypeOf<(state: RunState, event: AgentEvent) => RunState>();
     expectTypeOf<Extract<AgentEvent, { type: "agent_end" }>["untaken"]>().toEqualTypeOf<UntakenMessages | undefined>();
+  });
+
+  it("L15 A8 A9: the run's outcome on agent_end and in the state, and the placeholder model", () => {
+    expectTypeOf<RunOutcome>().toEqualTypeOf<"completed" | "aborted" | "failed" | "limit">();
+    expectTypeOf<Extract<AgentEvent, { type: "agent_end" }>["outcome"]>().toEqualTypeOf<RunOutcome>();
+    expectTypeOf<AgentState["outcome"]>().toEqualTypeOf<RunOutcome | undefined>();
+    expectTypeOf<AgentStateSnapshot["outcome"]>().toEqualTypeOf<RunOutcome | undefined>();
+    expectTypeOf(placeholderModel).toEqualTypeOf<() => Model>();
+    expect(isPlaceholderModel(new Agent().state.model)).toBe(true);
   });
 
   it("R1 R2 R4 R5: run control's public types", () => {
