@@ -100,7 +100,10 @@ function main() {
   }
   rmSync(work, { recursive: true, force: true });
   const over = Object.values(results).flat().filter((r) => r.ratio > BUDGET);
-  if (over.length > 0 && !quick) process.stderr.write(`over the ${BUDGET}× budget: ${over.map((r) => r.label).join("; ")}\n`);
+  if (over.length > 0 && !quick) {
+    process.stderr.write(`over the ${BUDGET}× budget: ${over.map((r) => r.label).join("; ")}\n`);
+    process.exitCode = 1;
+  }
 }
 
 function render(results, commit) {

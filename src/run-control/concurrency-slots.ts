@@ -40,10 +40,13 @@ export class ConcurrencySlots {
   /** `work`, once a slot is free. */
   take<T>(work: Observable<T>): Observable<T> {
     return new Observable<T>((subscriber) => {
+      // Closed: nothing starts any more, and nothing waits for a slot that will never come.
+      if (this.slots.closed) return subscriber.complete();
       let free: (() => void) | undefined;
       let linked: LinkedObserver<T> | undefined;
       const hold = new Observable<never>((slot) => {
-        // Left while it waited: the slot goes to the next request at once.
+        // Left while it waited: the slot goes to the next request at once. (Until then the
+        // request stays in mergeAll's buffer, at most until the batch closes the slots.)
         if (subscriber.closed) return slot.complete();
         free = () => slot.complete();
         // Linked to the subscriber before the work runs: when a synchronous work's own events make
@@ -51,9 +54,11 @@ export class ConcurrencySlots {
         // work stops there — no hook or tool after the unsubscribe.
         linked = new LinkedObserver<T>({
           next: (value) => subscriber.next(value),
+          // The taker hears an error first: its batch closes the slots then, so no waiting call
+          // starts after the run failed (a slot freed by an end, below, starts the next first).
           error: (error: unknown) => {
-            free?.();
             subscriber.error(error);
+            free?.();
           },
           complete: () => {
             free?.();

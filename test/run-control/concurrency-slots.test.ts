@@ -110,4 +110,30 @@ describe("R3: ConcurrencySlots", () => {
     a.control.complete();
     expect(log).toEqual(["start a", "teardown a"]);
   });
+
+  it("R3 L10: a work that errors is heard by its taker before its slot starts the next, so a taker that closes on the error starts nothing", () => {
+    const log: string[] = [];
+    const slots = new ConcurrencySlots(1);
+    const a = work("a", log);
+    const b = work("b", log);
+    slots.take(a.work).subscribe({
+      error: () => {
+        log.push("error heard");
+        slots.close();
+      },
+    });
+    slots.take(b.work).subscribe();
+    a.control.error(new Error("listener failed"));
+    expect(log).toEqual(["start a", "error heard", "teardown a"]);
+  });
+
+  it("R3 L10: a work taken after close completes at once, unstarted, instead of waiting for ever", () => {
+    const log: string[] = [];
+    const slots = new ConcurrencySlots(2);
+    slots.close();
+    const seen: string[] = [];
+    slots.take(work("a", log).work).subscribe({ next: (v) => seen.push(v), complete: () => seen.push("|") });
+    expect(seen).toEqual(["|"]);
+    expect(log).toEqual([]);
+  });
 });
