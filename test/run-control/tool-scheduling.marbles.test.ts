@@ -7,7 +7,8 @@ import { map, Subscriber, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentTool, ToolResultMessage } from "../../src/index.js";
-import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
+import { fauxProvider, fauxToolCall, settleVirtualTime } from "../../src/testing/index.js";
+import { agentWith } from "../agent/support.js";
 import { committed, contextWith, model, textOf, textResult, tool, user } from "../helpers/fixtures.js";
 import { newScheduler } from "../helpers/marbles.js";
 import type { TestScheduler } from "rxjs/testing";
@@ -209,5 +210,23 @@ describe("R3 L10: a consumer that leaves inside a synchronous call's progress", 
       agentLoop([user("go")], contextWith([t]), { model, maxConcurrency: 1, afterToolCall: ({ toolCall }) => void calls.push(`${toolCall.id}${gone ? " after unsubscribe" : ""}`) }, undefined, provider).subscribe(sink);
       expect(calls).toEqual(["a"]);
     }
+  });
+});
+
+describe("R3 A6: a listener that fails on a call's end", () => {
+  it("R3 A6: fails the run, and no call waiting for a slot starts after it", async () => {
+    const scheduler = newScheduler();
+    const log: string[] = [];
+    const provider = fauxProvider([{ content: ["a", "b", "c"].map((id) => fauxToolCall("work", { ms: 2 }, id)) }, { content: "done" }]);
+    const agent = agentWith({ streamFn: provider, scheduler, maxConcurrency: 2, initialState: { model, tools: [timedTool(scheduler, log)] } });
+    agent.subscribe((event) => {
+      if (event.type === "tool_execution_end" && event.toolCallId === "a") throw new Error("listener failed");
+    });
+    const prompted = agent.prompt("go");
+    await settleVirtualTime(scheduler, { until: prompted });
+    await prompted;
+    // a and b held the two slots; a's end failed the run before c could take a's slot.
+    expect(log.filter((line) => line.includes("start"))).toEqual(["0 start a", "0 start b"]);
+    expect(agent.state.errorMessage).toMatch(/listener failed/);
   });
 });
