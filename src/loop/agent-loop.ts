@@ -179,8 +179,9 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
       tap({ next: (event) => run.observe(event), complete: over }),
       catchError((error: unknown) =>
         defer(() => {
-          // Aborted already: the failure came after a user's abort (often because of it: a hook's
-          // fetch rejects with the signal's reason), so the run ends aborted, as in pi.
+          // Aborted already: the failure came after a user's abort or the time limit, so its answer
+          // is `aborted`, as in pi; the outcome is the abort's only when the error is the abort's
+          // own (a hook's fetch rejecting with the signal's reason), else `failed` (failure.ts).
           const aborted = controller.signal.aborted;
           if (!aborted && !run.state.ended) controller.abort(error);
           return failure(run, error, aborted).pipe(tap({ error: over, complete: over }));
@@ -211,11 +212,13 @@ function phase(run: Run, step: Step): Observable<Phase> {
 
 /**
  * The run's time limit (SPEC R2), on the loop's scheduler: when it passes, the run is aborted
- * with the limit as the reason, and ends as an abort does (SPEC L10), `agent_end.limit` saying why.
+ * with the limit as the reason, and ends as an abort does (SPEC L10), `agent_end.limit` saying
+ * why. Nothing happens once the run has ended, been aborted or failed (a hard-exit answer that
+ * failed it is in: its listeners may still be running, L15).
  */
 function runDeadline(run: Run, controller: AbortController): Subscription | undefined {
   return run.input.control?.deadline(run.config.limits, run.config.scheduler, run.now, (limit) => {
-    if (run.state.ended || controller.signal.aborted) return;
+    if (run.state.ended || controller.signal.aborted || run.failed) return;
     run.limit = limit;
     run.config.onLimitReached?.(limit);
     controller.abort(new DOMException(limit.message, "TimeoutError"));

@@ -18,9 +18,19 @@ import { unansweredToolCalls } from "./run-state.js";
 const ignore = (): undefined => undefined;
 
 /**
+ * Whether `error` is what an abort of `signal` makes things fail with: the signal's own reason,
+ * or an `AbortError` / `TimeoutError` (what `fetch` and timers reject with when aborted).
+ */
+function isAbortsOwn(error: unknown, signal: AbortSignal): boolean {
+  if (error === signal.reason) return true;
+  const name = (error as { name?: unknown } | null | undefined)?.name;
+  return name === "AbortError" || name === "TimeoutError";
+}
+
+/**
  * Closes what the run's events left open and ends it with an `error` assistant message, or an
  * `aborted` one when the run's signal had fired before the failure (a user's abort, the run's
- * time limit): a message whose start was seen is committed by its end; tool calls left without a
+ * time limit; the outcome is still `failed` unless the error is the abort's own): a message whose start was seen is committed by its end; tool calls left without a
  * result get one, so the transcript stays valid for the next request; polled or prepared
  * messages that never reached their turn are committed after them. Committed messages stay.
  * Nothing when the run had already ended.
@@ -61,8 +71,9 @@ export function failure(run: Run, error: unknown, aborted: boolean): Observable<
     run.append(message);
     events.push({ type: "message_start", message }, { type: "message_end", message });
   }
-  // What `agent_end.outcome` says (SPEC L15): a user's abort stays an abort, whatever it set off.
-  run.failed = !aborted;
+  // What `agent_end.outcome` says (SPEC L15): the abort's own error (a hook's fetch rejecting with
+  // the signal's reason) leaves the outcome to the abort or the time limit; any other fails the run.
+  if (!aborted || !isAbortsOwn(error, run.signal)) run.failed = true;
   const partial = open?.role === "assistant" ? open : undefined;
   const failed = normalizedFailureMessage(run.config.model, reason, aborted ? "aborted" : "error", now, partial);
   run.append(failed);

@@ -121,7 +121,10 @@ export class Run {
   limit: LimitReached | undefined;
   /** What became of the calls an abort reached (SPEC R4). */
   cancellation: CallCancellation[] | undefined;
-  /** The run ends with the normalized failure of an error of its own, not of a user's abort (SPEC A6, L15). */
+  /**
+   * The run failed (SPEC A6, L15): it ended with the normalized failure of an error that was not
+   * its abort's own, or a hard-exit answer failed it (`error`, or `aborted` nobody asked for).
+   */
   failed = false;
 
   constructor(
@@ -153,7 +156,10 @@ export class Run {
 
   private observeChange(event: AgentEvent): void {
     this.state = reduceRunState(this.state, event);
-    if (event.type === "message_end") this.append(event.message);
+    if (event.type === "message_end") {
+      this.append(event.message);
+      if (failedAnswer(event.message, this.signal)) this.failed = true;
+    }
     else if (event.type === "tool_execution_end" && event.cancellation !== undefined) {
       (this.cancellation ??= []).push({ toolCallId: event.toolCallId, toolName: event.toolName, status: event.cancellation });
     }
@@ -238,7 +244,8 @@ export class Run {
    */
   endEvent(): AgentEvent {
     const untaken = this.stopQueues();
-    const limit = this.limit ?? this.budget?.reached;
+    // A failure ends the run before a limit does: its limit is not reported.
+    const limit = this.failed ? undefined : (this.limit ?? this.budget?.reached);
     const outcome = limit ? "limit" : this.outcome();
     const event: Extract<AgentEvent, { type: "agent_end" }> = { type: "agent_end", messages: this.newMessages, usage: copyUsage(this.usage), outcome };
     if (untaken) event.untaken = untaken;
@@ -248,16 +255,12 @@ export class Run {
   }
 
   /**
-   * How a run that no limit ended ended (SPEC L15): a failure of its own; else a user's abort (the
-   * signal fired, whatever the answer said then); else an `error` or `aborted` answer the provider
-   * gave unasked; else it completed.
+   * How a run that no limit ended ended (SPEC L15): a failure (checked before the limit); else a
+   * user's abort (the signal fired, whatever the answer said then); else it completed.
    */
   private outcome(): RunOutcome {
     if (this.failed) return "failed";
-    if (this.signal.aborted) return "aborted";
-    // A hard exit (SPEC L6): its answer is the last message the run added.
-    const last = this.newMessages[this.newMessages.length - 1] as AssistantMessage | undefined;
-    return last?.role === "assistant" && (last.stopReason === "error" || last.stopReason === "aborted") ? "failed" : "completed";
+    return this.signal.aborted ? "aborted" : "completed";
   }
 
   /** Whether messages wait in the queues, without taking them (streams' buffers, or `hasQueuedMessages`). */
@@ -271,4 +274,14 @@ export class Run {
     const followUp = this.followUp.stop();
     return steering.length > 0 || followUp.length > 0 ? { steering, followUp } : undefined;
   }
+}
+
+/**
+ * Whether a committed message is a hard-exit answer that fails the run (SPEC L6, L15): `error`,
+ * or `aborted` while the run's signal had not fired (the provider gave up unasked). Noted when
+ * it is committed, so an abort or a time limit that comes later does not change what it was.
+ */
+function failedAnswer(message: AgentMessage, signal: AbortSignal): boolean {
+  const { role, stopReason } = message as Partial<AssistantMessage>;
+  return role === "assistant" && (stopReason === "error" || (stopReason === "aborted" && !signal.aborted));
 }

@@ -4,9 +4,9 @@
  * `failed` when the Agent could not end a run cleanly. `errorMessage` stays as pi sets it.
  * Runs in virtual time through `prompt$()` where nothing returns a promise.
  */
-import { distinctUntilChanged, map } from "rxjs";
+import { distinctUntilChanged, map, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent, AgentStateSnapshot, RunOutcome } from "../../src/index.js";
+import type { AgentEvent, AgentStateSnapshot, AssistantMessage, RunOutcome } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { Agent, type AgentOptions } from "../../src/agent/agent.js";
 import { agentSession } from "../../src/session/agent-session.js";
@@ -119,6 +119,45 @@ describe("A9: state.outcome tells how the last run ended", () => {
     expect(outcomes).toEqual([undefined, "aborted"]);
     agent.reset();
     expect(agent.state.outcome).toBeUndefined();
+  });
+});
+
+describe("A9 L15: what failed stays failed, whatever comes after", () => {
+  const errorAnswer: FauxScriptEntry = { content: "", stopReason: "error", errorMessage: "HTTP 401: invalid key" };
+
+  it("A9 L15: failed — the provider answers with an error, then the user presses Stop while a message_end listener holds the run", () => {
+    const { scheduler, agent } = scheduledAgent([errorAnswer]);
+    agent.subscribe((event) => {
+      if (event.type !== "message_end" || (event.message as AssistantMessage).role !== "assistant") return;
+      agent.abort();
+      return timer(5, scheduler);
+    });
+    scheduler.run(() => agent.prompt$("go").subscribe());
+    expect(agent.state.outcome).toBe("failed");
+    expect(agent.state.errorMessage).toBe("HTTP 401: invalid key");
+  });
+
+  it("A9 L15 R2: failed — the provider answers with an error, then timeoutMs passes while a turn_end listener holds the run: no limit", () => {
+    const { scheduler, agent } = scheduledAgent([errorAnswer], { limits: { timeoutMs: 10 } });
+    agent.subscribe((event) => (event.type === "turn_end" ? timer(50, scheduler) : undefined));
+    scheduler.run(() => agent.prompt$("go").subscribe());
+    expect(agent.state.outcome).toBe("failed");
+    expect(agent.state.limit).toBeUndefined();
+    expect(agent.state.errorMessage).toBe("HTTP 401: invalid key");
+  });
+
+  it("A9 L15 A6: failed — after agent.abort(), a listener throws (a bug in the UI, not the abort's error): the answer is aborted, as in pi; the outcome is failed", () => {
+    const { scheduler, agent } = scheduledAgent([{ content: "a long answer that streams for a while" }]);
+    agent.subscribe((event) => {
+      if (event.type === "message_end" && (event.message as AssistantMessage).stopReason === "aborted") throw new TypeError("Cannot read properties of undefined (reading 'text')");
+    });
+    scheduler.run(() => {
+      scheduler.schedule(() => agent.abort(), 3);
+      agent.prompt$("go").subscribe();
+    });
+    expect((agent.state.messages.at(-1) as AssistantMessage).stopReason).toBe("aborted");
+    expect(agent.state.outcome).toBe("failed");
+    expect(agent.state.errorMessage).toBe("Cannot read properties of undefined (reading 'text')");
   });
 });
 

@@ -3,10 +3,10 @@
  * the user, failed, or ended by a limit — told apart where `errorMessage` alone cannot. Whole
  * runs in virtual time.
  */
-import { NEVER, Observable } from "rxjs";
+import { map, NEVER, Observable, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
-import type { AgentEvent, AgentLoopConfig, AssistantMessage, StreamFn } from "../../src/index.js";
+import type { AgentEvent, AgentLoopConfig, AssistantMessage, LimitReached, StreamFn } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { agentEnd, contextWith, model, textResult, tool, user } from "../helpers/fixtures.js";
 import { newScheduler, timerTool } from "../helpers/marbles.js";
@@ -108,6 +108,70 @@ describe("L15: agent_end.outcome through the bare agentLoop", () => {
     const end = agentEnd(events);
     expect(end.outcome).toBe("limit");
     expect(end.limit?.limit).toBe("timeoutMs");
+    expect(lastAnswer(events).stopReason).toBe("aborted");
+  });
+});
+
+/** A hook that fails only once the run is aborted, with what `fail` makes of the signal. */
+function failsOnAbort(fail: (signal: AbortSignal) => unknown) {
+  return ((_messages: unknown, signal?: AbortSignal) =>
+    new Observable<never>((subscriber) => signal!.addEventListener("abort", () => subscriber.error(fail(signal!))))) as AgentLoopConfig["transformContext"];
+}
+
+const ERROR_ANSWER: FauxScriptEntry = { content: "", stopReason: "error", errorMessage: "HTTP 401: bad key" };
+
+describe("L15: a failure is told first, then a limit, then an abort", () => {
+  it("L15: failed — an error answer, then the signal fires (in finishTurn, after the answer): the answer's failure stands", () => {
+    const controller = new AbortController();
+    const events = run([ERROR_ANSWER], { finishTurn: () => void controller.abort() }, { controller });
+    expect(controller.signal.aborted).toBe(true);
+    expect(agentEnd(events).outcome).toBe("failed");
+    expect(lastAnswer(events)).toMatchObject({ stopReason: "error", errorMessage: "HTTP 401: bad key" });
+  });
+
+  it("L15 R2: failed — an error answer, then the time limit passes while finishTurn holds the run: no limit, onLimitReached not told", () => {
+    const told: LimitReached[] = [];
+    const events = run([ERROR_ANSWER], {
+      limits: { timeoutMs: 10 },
+      onLimitReached: (limit) => void told.push(limit),
+      finishTurn: () => timer(50).pipe(map(() => undefined)),
+    });
+    const end = agentEnd(events);
+    expect(end.outcome).toBe("failed");
+    expect(end.limit).toBeUndefined();
+    expect(told).toEqual([]);
+  });
+
+  it("L15 R2: failed — maxToolCalls ends the batch (end mode), then finishTurn throws: the failure, not the limit", () => {
+    const events = run([{ content: [fauxToolCall("echo", {}, "c1"), fauxToolCall("echo", {}, "c2")] }, { content: "never" }], {
+      limits: { maxToolCalls: 1 },
+      finishTurn: () => {
+        throw new Error("finishTurn broke");
+      },
+    });
+    const end = agentEnd(events);
+    expect(end.outcome).toBe("failed");
+    expect(end.limit).toBeUndefined();
+    expect(lastAnswer(events)).toMatchObject({ stopReason: "error", errorMessage: "finishTurn broke" });
+  });
+
+  it("L15 R2: limit — the time limit's own abort makes a hook fail (it rejects with the signal's reason): still the limit", () => {
+    const events = run([{ content: "never" }], { limits: { timeoutMs: 5 }, transformContext: failsOnAbort((signal) => signal.reason) });
+    const end = agentEnd(events);
+    expect(end.outcome).toBe("limit");
+    expect(end.limit?.limit).toBe("timeoutMs");
+    expect(lastAnswer(events).stopReason).toBe("aborted");
+  });
+
+  it("L15 A6: failed — after an abort, a hook fails with an error of its own (a TypeError): the answer is aborted, as in pi; the outcome is failed", () => {
+    const events = run([{ content: "never" }], { transformContext: failsOnAbort(() => new TypeError("Cannot read properties of undefined (reading 'foo')")) }, { abortAt: 2 });
+    expect(agentEnd(events).outcome).toBe("failed");
+    expect(lastAnswer(events)).toMatchObject({ stopReason: "aborted", errorMessage: "Cannot read properties of undefined (reading 'foo')" });
+  });
+
+  it("L15 A6: aborted — after an abort, a hook fails with an AbortError of its own (not the signal's reason, as a wrapped fetch does): still the abort", () => {
+    const events = run([{ content: "never" }], { transformContext: failsOnAbort(() => new DOMException("The operation was aborted.", "AbortError")) }, { abortAt: 2 });
+    expect(agentEnd(events).outcome).toBe("aborted");
     expect(lastAnswer(events).stopReason).toBe("aborted");
   });
 });
