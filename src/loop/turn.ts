@@ -20,6 +20,7 @@ import { concatMap, defer, type Observable, of } from "rxjs";
 import type { AssistantMessage, Message, StreamOptions, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import { unwatched } from "../model/watched-transcript.js";
+import { isPlaceholderModel } from "../model/placeholder-model.js";
 import { fromHook } from "../rx/from-hook.js";
 import { streamAssistantResponse } from "../stream/assistant-stream.js";
 import type { ToolCallEnvironment } from "../tools/prepare-tool-call.js";
@@ -69,7 +70,8 @@ export function append(run: Run, step: Append): Observable<Phase> {
 
 /**
  * `prepareRequest` may replace the context, the model or the thinking level for this and later
- * requests; then transformContext → convertToLlm → getApiKey → the provider. Tool changes are
+ * requests; then transformContext → convertToLlm → getApiKey (not for the placeholder model,
+ * SPEC A8) → the provider. Tool changes are
  * declared with each turn's pending messages (SPEC M5), so what `prepareRequest` does to the
  * declarations shows from the next turn on, as in pi. Each absent hook costs nothing.
  */
@@ -92,7 +94,8 @@ function llmRequest(run: Run): Observable<Phase> {
   const withKey = (messages: unknown): Observable<Phase> => {
     if (!Array.isArray(messages)) throw new TypeError(`convertToLlm must return an array of messages, got ${typeof messages}.`);
     const { apiKey, model } = run.config;
-    if (!getApiKey) return respond(run, messages, apiKey);
+    // The placeholder has no provider to fetch a key for: the provider says what is missing (SPEC A8).
+    if (!getApiKey || isPlaceholderModel(model)) return respond(run, messages, apiKey);
     return fromHook(() => getApiKey(model.provider)).pipe(concatMap((found) => respond(run, messages, found || apiKey)));
   };
   // The default conversion reads the transcript itself; a hook's own array as it is (I2).

@@ -75,4 +75,28 @@ describe("A8: an Agent without a model", () => {
     expect(fetched).toEqual([]);
     expect(agent.state.isStreaming).toBe(false);
   });
+
+  it("A8: getApiKey is not asked for the placeholder's provider: a key hook that fails for unknown providers does not hide the No model error", async () => {
+    const asked: string[] = [];
+    const fetched: string[] = [];
+    const fetch = async (url: string | URL | Request): Promise<Response> => {
+      fetched.push(String(url));
+      throw new Error("no network in this test");
+    };
+    const getApiKey = async (provider: string): Promise<string> => {
+      asked.push(provider);
+      throw new Error(`No API key configured for provider ${provider}`);
+    };
+    const agent = new Agent({ streamFn: openaiCompatible({ baseUrl: "http://127.0.0.1:9/v1", fetch }), getApiKey });
+    await agent.prompt("hi");
+    expect(asked).toEqual([]);
+    expect(agent.state.errorMessage).toBe(NO_MODEL_ERROR);
+    expect(agent.state.outcome).toBe("failed");
+    expect(fetched).toEqual([]);
+    // Given a model, the hook is asked for its provider as before.
+    agent.state.model = model;
+    await agent.prompt("again");
+    expect(asked).toEqual(["faux"]);
+    expect(agent.state.errorMessage).toBe("No API key configured for provider faux");
+  });
 });
