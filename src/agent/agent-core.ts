@@ -12,6 +12,7 @@ import { defer, EMPTY, type Observable, type Subscription } from "rxjs";
 import { checkRunOptions } from "../loop/agent-loop.js";
 import type { AgentLoopConfig } from "../loop/loop-config.js";
 import type { ImageContent, StreamFn } from "../model/messages.js";
+import { isPlaceholderModel } from "../model/placeholder-model.js";
 import { getCurrentSystemMessage } from "../model/transcript.js";
 import type { AgentEvent } from "../model/types.js";
 import type { ToolApprovalDecision } from "../model/tool-types.js";
@@ -261,7 +262,7 @@ export class Agent extends AgentBase {
     return (this.host ??= agentSessionHost(this.store, this.queues, this.runner, {
       now: () => this.now(),
       assertRunnable: () => void this.runnable(),
-      missing: (approvals) => (!this.streamFn ? "streamFn" : approvals && !this.control() ? "runControl" : undefined),
+      missing: (approvals) => (!this.streamFn ? "streamFn" : isPlaceholderModel(this.store.model) ? "model" : approvals && !this.control() ? "runControl" : undefined),
       continue$: () => this.continue$(),
       run: (plan) => this.run(plan),
     }));

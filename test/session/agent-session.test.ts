@@ -510,24 +510,48 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
     expect(resumed.state.messages.map((m) => (m as Message).role)).toEqual(["system", "user", "assistant", "toolResult"]);
   });
 
-  it("S3 S5: a run to finish needs the Agent's streamFn: resume() says it is missing, the session stays closed, the lease is released", async () => {
+  it("S3 S5: a run to finish needs the Agent's streamFn and model: resume() says which is missing, the session stays closed, the lease is released", async () => {
     const copy = await journalWithOpenRun();
-    const session = agentSession({ store: copy, id: "s", owner: "c" });
-    const noStreamFn = new Agent({ initialState: { model, tools: [echo] }, session });
+    const session = agentSession({ store: copy, id: "s", owner: "b" });
+    const noModel = new Agent({ initialState: { tools: [echo] }, streamFn: byTurn([]), session });
+    await expect(noModel.resume()).rejects.toThrow('resume(): session "s" has a run to finish, and the Agent has no model to finish it with.');
+    const noStreamFn = new Agent({ initialState: { model, tools: [echo] }, session: agentSession({ store: copy, id: "s", owner: "c" }) });
     await expect(noStreamFn.resume()).rejects.toThrow('resume(): session "s" has a run to finish, and the Agent has no streamFn to finish it with.');
     expect(session.isOpen).toBe(false);
     // Released, not left to expire: another owner gets the lease at once.
     expect(copy.acquire("s", { owner: "d", ttlMs: 60_000 }).owner).toBe("d");
   });
 
-  it("A8 S5: a model-less Agent finishes a resumed run as it runs a prompt: its streamFn gets pi's placeholder model", async () => {
-    const copy = await journalWithOpenRun();
-    const provider = byTurn([{ content: "finished" }]);
-    const modelLess = new Agent({ initialState: { tools: [echo] }, streamFn: provider, session: agentSession({ store: copy, id: "s", owner: "b" }) });
+  it("S5 A8: a run stopped inside a tool batch is not finished with the placeholder model either: no tool runs again, nothing is installed, the journal keeps the run open", async () => {
+    let runs = 0;
+    const rerun: AgentTool = { ...echo, name: "send", replay: "safe", execute: async () => (runs++, { content: [{ type: "text", text: "sent" }] }) };
+    const store = new InMemorySessionStore();
+    const first = agentOn(store, { tools: [rerun], replies: [{ content: [fauxToolCall("send", {}, "c1")] }, { content: "done" }] });
+    await first.resume();
+    await first.prompt("go");
+    runs = 0;
+    const copy = cutJournal(store, (e) => e.type === "tool_executing");
+    const provider = byTurn([{ content: "never asked" }]);
+    const modelLess = new Agent({ initialState: { tools: [rerun] }, streamFn: provider, session: agentSession({ store: copy, id: "s", owner: "b" }) });
+    const before = modelLess.state.messages;
+    await expect(modelLess.resume()).rejects.toThrow('resume(): session "s" has a run to finish, and the Agent has no model to finish it with.');
+    expect(runs).toBe(0);
+    expect(provider.requests).toHaveLength(0);
+    expect(modelLess.state.messages).toBe(before);
+    expect(replayJournal(copy.load("s")!.entries).runOpen).toBe(true);
+  });
+
+  it("S5 A8: a model-less Agent still opens a session with no run to finish: the transcript is installed, nothing is asked", async () => {
+    const store = new InMemorySessionStore();
+    const first = agentOn(store);
+    await first.resume();
+    await first.prompt("go");
+    await first.closeSession();
+    const provider = byTurn([]);
+    const modelLess = new Agent({ initialState: { tools: [echo] }, streamFn: provider, session: agentSession({ store, id: "s", owner: "b" }) });
     await modelLess.resume();
-    expect(provider.requests.map((r) => r.model.id)).toEqual(["unknown"]);
-    expect((modelLess.state.messages.at(-1) as Message).role).toBe("assistant");
-    expect(replayJournal(copy.load("s")!.entries).runOpen).toBe(false);
+    expect(modelLess.state.messages.map((m) => (m as Message).role)).toEqual(first.state.messages.map((m) => (m as Message).role));
+    expect(provider.requests).toHaveLength(0);
   });
 
   it("S3 S5: a run to finish with tools the Agent cannot run (rxagent/core, no validator): resume() rejects before installing anything and releases the lease", async () => {
