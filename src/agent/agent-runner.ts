@@ -157,7 +157,7 @@ export class AgentRunner {
   /** The run is journaled as ended (SPEC S6), then over. A journal that cannot be written is the run's error. */
   private finish(run: ActiveRun): void {
     const recorder = this.recorder;
-    const written = recorder?.runEnded(this.store.errorMessage);
+    const written = recorder?.runEnded(this.store.errorMessage, this.store.outcome);
     if (!written) return this.settle(run);
     written.subscribe({
       complete: () => this.settle(run),

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Observable } from "rxjs";
-import type { AgentEvent, AgentMessage } from "../model/types.js";
+import type { AgentEvent, AgentMessage, RunOutcome } from "../model/types.js";
 import type { ToolApprovalDecision } from "../model/tool-types.js";
 import type { AgentQueues, QueueObserver } from "./agent-queues.js";
 import type { AgentStateStore } from "./agent-state.js";
@@ -20,8 +20,8 @@ export interface SessionJournal extends QueueObserver {
   record(event: AgentEvent): void | Observable<void>;
   /** Writes that a call's tool is about to execute; what it returns completes once that is on record. */
   executing(toolCallId: string): void | Observable<void>;
-  /** Writes that the run ended (with the state's error, if any). */
-  runEnded(errorMessage: string | undefined): void | Observable<void>;
+  /** Writes that the run ended (with the state's error and outcome, if any). */
+  runEnded(errorMessage: string | undefined, outcome: RunOutcome | undefined): void | Observable<void>;
   /** Writes that the run is stopping, before it has: a resume must not continue it. */
   stopping(reason: "aborted" | "ended"): void;
   /** Writes that the app replaced the transcript. */

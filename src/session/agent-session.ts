@@ -179,8 +179,10 @@ class JournaledSession implements AgentSession {
       // The transcript last: installing it is the one change `state$` is told of, so its
       // snapshot has the totals and the error too.
       state.installUsage(image.usage);
-      // A run the stopped process left open and that is closed now ends with its last error.
+      // A run the stopped process left open and that is closed now ends with its last error and
+      // the outcome its transcript makes clear (SPEC A9); else the last run's, as journaled.
       state.errorMessage = plan?.kind === "close" ? plan.errorMessage : image.errorMessage;
+      state.outcome = plan?.kind === "close" ? plan.outcome : image.outcome;
       state.install(image.messages);
       queues.restore("steering", image.steering.map((q) => q.message));
       queues.restore("followUp", image.followUp.map((q) => q.message));
@@ -207,7 +209,7 @@ class JournaledSession implements AgentSession {
       case "idle":
         return EMPTY;
       case "close":
-        return durable(recorder.runEnded(plan.errorMessage));
+        return durable(recorder.runEnded(plan.errorMessage, plan.outcome));
       case "continue":
         return host.continue$();
       case "tools":

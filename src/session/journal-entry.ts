@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { AgentMessage } from "../model/types.js";
+import type { AgentMessage, RunOutcome } from "../model/types.js";
 import type { AgentToolResult } from "../model/tool-types.js";
 import { SessionCorruptError } from "./session-errors.js";
 
@@ -82,10 +82,15 @@ export interface RunStoppingEntry extends Base {
   readonly reason: "aborted" | "ended";
 }
 
-/** A run settled, after its `agent_end` listeners; `errorMessage` is the Agent's error after it. */
+/**
+ * A run settled, after its `agent_end` listeners; `errorMessage` is the Agent's error after it,
+ * `outcome` how it ended (SPEC A9; absent in journals of releases before it, and for a crashed
+ * run a resume closed when its transcript does not say).
+ */
 export interface RunEndedEntry extends Base {
   readonly type: "run_ended";
   readonly errorMessage?: string;
+  readonly outcome?: RunOutcome;
 }
 
 /** A tool call is about to run (`tool_execution_start`), with its tool's replay policy then. */
@@ -153,6 +158,7 @@ export type JournalEntry =
   | ApprovalAnsweredEntry;
 
 
+const OUTCOMES: ReadonlySet<unknown> = new Set<RunOutcome>(["completed", "aborted", "failed", "limit"]);
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 const isQueue = (value: unknown): value is JournalQueue => value === "steering" || value === "followUp";
 const isSeqList = (value: unknown): value is number[] => Array.isArray(value) && value.every((n) => Number.isInteger(n) && n > 0);
@@ -168,7 +174,12 @@ const shapes: Record<JournalEntry["type"], (e: Record<string, unknown>) => strin
   cleared: (e) => (isQueue(e.queue) && isSeqList(e.entries) ? undefined : "a cleared entry needs a queue and entry numbers"),
   run_started: () => undefined,
   run_stopping: (e) => (e.reason === "aborted" || e.reason === "ended" ? undefined : "a run_stopping entry needs a reason: aborted or ended"),
-  run_ended: (e) => (e.errorMessage === undefined || typeof e.errorMessage === "string" ? undefined : "errorMessage must be a string"),
+  run_ended: (e) =>
+    e.errorMessage !== undefined && typeof e.errorMessage !== "string"
+      ? "errorMessage must be a string"
+      : e.outcome === undefined || OUTCOMES.has(e.outcome)
+        ? undefined
+        : "outcome must be completed, aborted, failed or limit",
   tool_started: (e) => (typeof e.toolCallId === "string" && typeof e.toolName === "string" && (e.replay === "never" || e.replay === "safe") ? undefined : "a tool_started entry needs toolCallId, toolName and replay"),
   tool_executing: (e) => (typeof e.toolCallId === "string" ? undefined : "a tool_executing entry needs toolCallId"),
   approval_requested: (e) => (typeof e.toolCallId === "string" && typeof e.toolName === "string" ? undefined : "an approval_requested entry needs toolCallId and toolName"),

@@ -5,11 +5,11 @@
  * @module
  */
 import type { AssistantMessage, ToolCall } from "../model/messages.js";
-import type { AgentMessage } from "../model/types.js";
+import type { AgentMessage, RunOutcome } from "../model/types.js";
 import { errorOutcome } from "../tools/tool-result.js";
 import type { ToolApprovalDecision, ToolApprovalRequest, ToolCallOutcome } from "../model/tool-types.js";
 import { deniedText } from "../run-control/tool-approval.js";
-import type { SessionImage } from "./session-image.js";
+import { outcomeOfTail, type SessionImage } from "./session-image.js";
 
 /** The text the model reads for a call that may or may not have taken effect (replay `"never"`). */
 export const INTERRUPTED_TOOL_TEXT = "interrupted: the process stopped while this tool ran; it may or may not have taken effect";
@@ -21,8 +21,11 @@ export const ABORTED_RUN_TEXT = "The run was aborted; the process stopped before
 export type ResumePlan =
   /** No run was open: the session is ready. */
   | { readonly kind: "idle" }
-  /** A run was open but had nothing left to do: it is closed with this error (or none). */
-  | { readonly kind: "close"; readonly errorMessage: string | undefined }
+  /**
+   * A run was open but had nothing left to do: it is closed with this error (or none), and this
+   * outcome when the journal makes it clear (an abort on record, an `error` or `aborted` answer last).
+   */
+  | { readonly kind: "close"; readonly errorMessage: string | undefined; readonly outcome: RunOutcome | undefined }
   /** A run was open and the transcript asks for more: continue as `continue()` would (the model, or a queued batch). */
   | { readonly kind: "continue" }
   /**
@@ -43,6 +46,11 @@ export type ResumePlan =
       readonly terminated: ReadonlySet<string>;
     };
 
+/** A run closed with no error, whose end the journal does not make clear (`finishTurn` or a limit ended it, or it never began). */
+const UNCLEAR_CLOSE: ResumePlan = Object.freeze({ kind: "close", errorMessage: undefined, outcome: undefined });
+/** A run that had been aborted (or timed out: the journal cannot tell) and was cut short. */
+const ABORTED_CLOSE: ResumePlan = Object.freeze({ kind: "close", errorMessage: ABORTED_RUN_TEXT, outcome: "aborted" });
+
 const roleOf = (message: AgentMessage | undefined): string | undefined => (message as { role?: string } | undefined)?.role;
 
 /**
@@ -61,27 +69,27 @@ export function planResume(image: SessionImage): ResumePlan {
   if (!image.runOpen) return { kind: "idle" };
   const { messages } = image;
   // `finishTurn` decided `end` after the batch: the turn is whole, the run is over.
-  if (image.stopping === "ended") return { kind: "close", errorMessage: undefined };
+  if (image.stopping === "ended") return UNCLEAR_CLOSE;
   let at = messages.length - 1;
   while (at >= 0 && roleOf(messages[at]) === "toolResult") at--;
   const last = messages[at] as AssistantMessage | undefined;
-  if (image.stopping === "aborted" && (!last || roleOf(last) !== "assistant")) return { kind: "close", errorMessage: ABORTED_RUN_TEXT };
+  if (image.stopping === "aborted" && (!last || roleOf(last) !== "assistant")) return ABORTED_CLOSE;
   if (!last || roleOf(last) !== "assistant") {
     // The run's prompt was never committed (the process stopped before its `message_end`): nothing to continue.
     const onlySystem = messages.every((m) => roleOf(m) === "system");
-    return onlySystem ? { kind: "close", errorMessage: undefined } : { kind: "continue" };
+    return onlySystem ? UNCLEAR_CLOSE : { kind: "continue" };
   }
-  if (last.stopReason === "error" || last.stopReason === "aborted") return { kind: "close", errorMessage: last.errorMessage };
+  if (last.stopReason === "error" || last.stopReason === "aborted") return { kind: "close", errorMessage: last.errorMessage, outcome: outcomeOfTail([last]) };
   const answered = new Set<string>();
   for (let i = at + 1; i < messages.length; i++) answered.add((messages[i] as { toolCallId: string }).toolCallId);
   const open = last.content.filter((block): block is ToolCall => block.type === "toolCall" && !answered.has(block.id));
   if (open.length === 0) {
     // Told to stop before the crash (an abort, `finishTurn` → `end`): not continued.
-    if (image.stopping === "aborted") return { kind: "close", errorMessage: ABORTED_RUN_TEXT };
+    if (image.stopping === "aborted") return ABORTED_CLOSE;
     // Every call answered: the turn ends as it would have (`finishTurn`, then the next turn).
     if (at < messages.length - 1 && !everyResultTerminated(image, answered)) return { kind: "tools", message: last, settled: new Map(), aborted: false, approvals: [], answers: new Map(), terminated: terminatedOf(image, answered) };
     // No call made, or every result asked to stop: the run was polling its queues.
-    return image.steering.length > 0 || image.followUp.length > 0 ? { kind: "continue" } : { kind: "close", errorMessage: undefined };
+    return image.steering.length > 0 || image.followUp.length > 0 ? { kind: "continue" } : UNCLEAR_CLOSE;
   }
   const settled = new Map<string, ToolCallOutcome>();
   const approvals: ToolApprovalRequest[] = [];

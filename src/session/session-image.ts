@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { AgentMessage } from "../model/types.js";
+import type { AgentMessage, RunOutcome } from "../model/types.js";
 import type { AssistantMessage, Usage } from "../model/messages.js";
 import { emptyUsage } from "../model/assistant-message.js";
 import { addUsage } from "../model/usage-totals.js";
@@ -43,6 +43,11 @@ export interface SessionImage {
   readonly steering: readonly QueuedMessage[];
   readonly followUp: readonly QueuedMessage[];
   readonly errorMessage: string | undefined;
+  /**
+   * How the last run that ended ended (SPEC A9): its `run_ended` entry's, else — a journal of a
+   * release before it — what its last message says ({@link outcomeOfTail}); none while one is open.
+   */
+  readonly outcome: RunOutcome | undefined;
   /** A run started and never ended: the process stopped while it ran. */
   readonly runOpen: boolean;
   /** The open run had been told to stop (`abort()`, or `finishTurn` deciding `end`). */
@@ -73,6 +78,7 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
   let messages: AgentMessage[] = [];
   const queues: Record<JournalQueue, Map<number, AgentMessage>> = { steering: new Map(), followUp: new Map() };
   let errorMessage: string | undefined;
+  let outcome: RunOutcome | undefined;
   let runOpen = false;
   let stopping: SessionImage["stopping"];
   let toolCalls = new Map<string, ToolCallRecord>();
@@ -90,7 +96,7 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
         break;
       case "transcript":
         messages = entry.messages.slice();
-        if (entry.reset) errorMessage = undefined;
+        if (entry.reset) errorMessage = outcome = undefined;
         break;
       case "message":
         messages.push(entry.message);
@@ -114,7 +120,7 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
           terminated = new Set();
         }
         runOpen = true;
-        errorMessage = undefined;
+        errorMessage = outcome = undefined;
         break;
       case "run_stopping":
         if (runOpen) stopping = entry.reason;
@@ -123,6 +129,7 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
         runOpen = false;
         stopping = undefined;
         errorMessage = entry.errorMessage;
+        outcome = entry.outcome ?? outcomeOfTail(messages);
         toolCalls = new Map();
         terminated = new Set();
         break;
@@ -173,6 +180,7 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
     steering: queued(queues.steering),
     followUp: queued(queues.followUp),
     errorMessage,
+    outcome,
     runOpen,
     stopping,
     toolCalls,
@@ -180,4 +188,16 @@ export function replayJournal(entries: readonly JournalEntry[]): SessionImage {
     usage,
   };
   return forkedFrom ? { ...image, forkedFrom } : image;
+}
+
+/**
+ * How a run ended, as far as its transcript says, for a run whose end has no outcome on record
+ * (a journal of a release before it, a crashed run closed by a resume): an `error` answer last is
+ * `failed`, an `aborted` one `aborted`; anything else is not clear from the transcript alone (a
+ * limit, an abort after the last answer, a failure of the Agent's own), so `undefined`.
+ */
+export function outcomeOfTail(messages: readonly AgentMessage[]): RunOutcome | undefined {
+  const last = messages[messages.length - 1] as Partial<AssistantMessage> | undefined;
+  if (last?.role !== "assistant") return undefined;
+  return last.stopReason === "error" ? "failed" : last.stopReason === "aborted" ? "aborted" : undefined;
 }

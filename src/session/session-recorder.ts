@@ -6,8 +6,8 @@
  * @module
  */
 import type { Observable } from "rxjs";
-import type { AgentEvent, AgentMessage } from "../model/types.js";
-import { type ApprovalAnsweredEntry, JOURNAL_VERSION, type JournalQueue, type ReplayPolicy } from "./journal-entry.js";
+import type { AgentEvent, AgentMessage, RunOutcome } from "../model/types.js";
+import { type ApprovalAnsweredEntry, JOURNAL_VERSION, type JournalQueue, type ReplayPolicy, type RunEndedEntry } from "./journal-entry.js";
 import type { JournalWriter } from "./journal-writer.js";
 import type { QueuedMessage } from "./session-image.js";
 
@@ -124,11 +124,14 @@ export class SessionRecorder {
     void this.writer.write({ v, seq: 0, type: "run_stopping", at: this.now(), reason });
   }
 
-  /** The run settled: it and its error are journaled. */
-  runEnded(errorMessage: string | undefined): void | Observable<void> {
+  /** The run settled: it, its error and its outcome are journaled. */
+  runEnded(errorMessage: string | undefined, outcome: RunOutcome | undefined): void | Observable<void> {
     // A poll's messages the run never committed are queued again by a resume; here they are gone.
     this.taken = [];
-    return this.writer.write(errorMessage === undefined ? { v, seq: 0, type: "run_ended", at: this.now() } : { v, seq: 0, type: "run_ended", at: this.now(), errorMessage });
+    const entry: RunEndedEntry = { v, seq: 0, type: "run_ended", at: this.now() };
+    if (errorMessage !== undefined) (entry as { errorMessage?: string }).errorMessage = errorMessage;
+    if (outcome !== undefined) (entry as { outcome?: RunOutcome }).outcome = outcome;
+    return this.writer.write(entry);
   }
 
   private forget(queue: JournalQueue, messages: readonly AgentMessage[], each?: (message: AgentMessage, origin: Origin) => void): number[] {
