@@ -173,11 +173,14 @@ function failPrompt(error: unknown): void {
   renderState(snapshotNow());
 }
 
-// The run's outcome, not `errorMessage`: a Stop sets `errorMessage` too ("Request was aborted").
+// The run's outcome first: a Stop sets `errorMessage` too ("Request was aborted"). An error with
+// no run to account for it (a stream given to steerFrom() or answerApprovals() failed while a
+// run went, which then completed) is still an error.
 function statusOf(state: AgentStateSnapshot): "running" | "aborted" | "error" | "idle" {
   if (state.isStreaming) return "running";
   if (state.outcome === "aborted") return "aborted";
   if (state.outcome === "failed" || promptError) return "error";
+  if (state.errorMessage !== undefined && state.outcome !== "limit") return "error";
   return "idle";
 }
 

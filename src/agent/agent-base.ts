@@ -163,7 +163,8 @@ export abstract class AgentBase {
    * Routes a stream into steering (Q4): every message it emits is queued as `steer()` would
    * queue it, until the returned subscription is unsubscribed. Coalescing a burst is an operator
    * on the way in (`debounceTime`, `bufferTime`), not an option here. A stream that errors stops
-   * routing; its error is in `state.errorMessage` (the messages it had sent stay queued).
+   * routing; its error is in `state.errorMessage`, and `state.outcome` is `failed` when no run
+   * goes then (SPEC A9; the messages it had sent stay queued).
    *
    * @example
    * ```ts

@@ -75,7 +75,7 @@ export class AgentStateStore implements AgentState, SnapshotSource {
   private usageView: Usage | undefined;
   limit: LimitReached | undefined;
   cancellation: readonly CallCancellation[] | undefined;
-  /** How the last run ended (SPEC A9); none while a run goes. */
+  /** How the last run ended (SPEC A9): cleared when a run begins, set when its `agent_end` is reduced. */
   outcome: RunOutcome | undefined;
 
   constructor(initial: AgentInitialState = {}) {
@@ -203,7 +203,13 @@ export class AgentStateStore implements AgentState, SnapshotSource {
 
   /** A stream given to the Agent (`steerFrom()`, `answerApprovals()`, ...) failed: the state says so. */
   streamFailed(source: string, error: unknown): void {
-    this.errorMessage = `The stream given to ${source}() failed: ${describeError(error)}`;
+    this.failedOutsideRun(`The stream given to ${source}() failed: ${describeError(error)}`);
+  }
+
+  /** A failure outside a run's events (a stream, a refused approval answer): `outcome` is `failed` while no run goes (A9). */
+  failedOutsideRun(errorMessage: string): void {
+    this.errorMessage = errorMessage;
+    if (!this.isStreaming) this.outcome = "failed";
     this.touch();
   }
 

@@ -55,7 +55,8 @@ export function answerApproval(
 
 /**
  * Gives each answer of `answers` to `answer` until unsubscribed. An answer `answer` refuses, and
- * the stream's error, go to the state's `errorMessage`; a refused answer does not stop the stream.
+ * the stream's error, go to the state's `errorMessage` (and `outcome`, while no run goes: SPEC
+ * A9); a refused answer does not stop the stream.
  * @internal
  */
 export function answerApprovalsFrom(
@@ -68,8 +69,7 @@ export function answerApprovalsFrom(
       try {
         answer(toolCallId, decision as ToolApprovalDecision);
       } catch (error) {
-        store.errorMessage = describeError(error);
-        store.touch();
+        store.failedOutsideRun(describeError(error));
       }
     },
     error: (error: unknown) => {

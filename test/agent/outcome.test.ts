@@ -4,7 +4,7 @@
  * `failed` when the Agent could not end a run cleanly. `errorMessage` stays as pi sets it.
  * Runs in virtual time through `prompt$()` where nothing returns a promise.
  */
-import { distinctUntilChanged, map, timer } from "rxjs";
+import { distinctUntilChanged, map, Subject, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentStateSnapshot, AssistantMessage, RunOutcome } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
@@ -158,6 +158,45 @@ describe("A9 L15: what failed stays failed, whatever comes after", () => {
     expect((agent.state.messages.at(-1) as AssistantMessage).stopReason).toBe("aborted");
     expect(agent.state.outcome).toBe("failed");
     expect(agent.state.errorMessage).toBe("Cannot read properties of undefined (reading 'text')");
+  });
+});
+
+describe("A9: a stream given to the Agent fails", () => {
+  it("A9 Q4: a steerFrom() stream fails while no run goes: outcome failed, errorMessage says which stream", () => {
+    const { scheduler, agent } = scheduledAgent([{ content: "done" }]);
+    scheduler.run(() => agent.prompt$("go").subscribe());
+    expect(agent.state.outcome).toBe("completed");
+    const typing = new Subject<string>();
+    agent.steerFrom(typing);
+    typing.error(new Error("socket closed"));
+    expect(agent.state.outcome).toBe("failed");
+    expect(agent.state.errorMessage).toBe("The stream given to steerFrom() failed: socket closed");
+  });
+
+  it("A9 R1: an answerApprovals() stream fails, or gives an answer nobody waits for, while no run goes: outcome failed", () => {
+    const { agent } = scheduledAgent([]);
+    const answers = new Subject<{ toolCallId: string; approved: boolean }>();
+    agent.answerApprovals(answers);
+    answers.next({ toolCallId: "nobody", approved: true });
+    expect(agent.state.outcome).toBe("failed");
+    expect(agent.state.errorMessage).toBe('No tool call "nobody" is waiting for approval.');
+    agent.reset();
+    answers.error(new Error("socket closed"));
+    expect(agent.state.outcome).toBe("failed");
+    expect(agent.state.errorMessage).toBe("The stream given to answerApprovals() failed: socket closed");
+  });
+
+  it("A9 Q4: a steerFrom() stream fails while a run goes: errorMessage says so, the outcome is what the run ends with", () => {
+    const { scheduler, agent } = scheduledAgent([{ content: "a long answer that streams for a while" }]);
+    const typing = new Subject<string>();
+    agent.steerFrom(typing);
+    scheduler.run(() => {
+      scheduler.schedule(() => typing.error(new Error("socket closed")), 3);
+      agent.prompt$("go").subscribe();
+    });
+    expect(agent.state.isStreaming).toBe(false);
+    expect(agent.state.outcome).toBe("completed");
+    expect(agent.state.errorMessage).toBe("The stream given to steerFrom() failed: socket closed");
   });
 });
 
