@@ -155,8 +155,8 @@ export class Agent extends AgentBase {
 
   /**
    * Continues from the transcript (SPEC A3): after a user or tool-result message it asks the
-   * model again; after an assistant message it runs one queued steering batch, else one
-   * follow-up batch, else rejects.
+   * model again; after an assistant message it starts a run with one queued steering batch, else
+   * one follow-up batch (the run's polls take what else is queued), else rejects.
    */
   continue(): Promise<void> {
     return this.untilDone(() => this.continueRun(false));

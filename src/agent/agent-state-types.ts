@@ -28,7 +28,7 @@ export interface AgentState {
   readonly streamingMessage: AgentMessage | undefined;
   /** Ids of tool calls that are executing. */
   readonly pendingToolCalls: ReadonlySet<string>;
-  /** The error of the last failed or aborted turn. */
+  /** The error of the last turn that ended with an `error` or `aborted` answer (none after an abort that came after the last answer), or of a failure outside a run (SPEC A9). */
   readonly errorMessage: string | undefined;
   /** Tool calls waiting for `approve()` or `deny()` (SPEC R1), in the order they asked. */
   readonly pendingApprovals: readonly ToolApprovalRequest[];
@@ -40,8 +40,10 @@ export interface AgentState {
   readonly cancellation: readonly CallCancellation[] | undefined;
   /**
    * How the last run ended (SPEC A9): `agent_end.outcome`, or `failed` when the Agent could not
-   * end it cleanly; absent before the first run and while one runs. Tells a Stop (`aborted`) from
-   * a failure, which `errorMessage` alone does not.
+   * end it cleanly (or a stream given to it failed while no run went). Absent before the first
+   * run; cleared when a run begins and set when its `agent_end` is reduced, so `agent_end`'s
+   * listeners read it already. Tells a Stop (`aborted`) from a failure, which `errorMessage`
+   * alone does not.
    */
   readonly outcome: RunOutcome | undefined;
 }

@@ -1,6 +1,7 @@
 /**
  * What `continue()` runs (SPEC A3): after a user or tool-result message, the model is asked
- * again; after an assistant message, one queued steering batch runs, else one follow-up batch.
+ * again; after an assistant message, a run starts with one queued steering batch, else one
+ * follow-up batch, and its polls take what else is queued (as in pi).
  *
  * @module
  */

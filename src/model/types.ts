@@ -67,8 +67,10 @@ export type AgentEventType = AgentEvent["type"];
  * run ended as it would on its own; `aborted`, a user's abort stopped it (`agent.abort()`, the
  * loop's signal, an unsubscribed `prompt$()`); `failed`, an error ended it (a provider's error
  * answer, a hook or listener that threw, a queue stream that errored); `limit`, a run limit ended
- * it (`agent_end.limit` says which). `errorMessage` is set for both `aborted` and `failed`, as in
- * pi: read this to tell a Stop from a failure.
+ * it (`agent_end.limit` says which). `errorMessage` is pi's, the error of the last `error` or
+ * `aborted` answer: set after a failure, and after an abort (or the time limit) that cut an answer
+ * short, but not after an abort that came after the last answer. Read this to tell a Stop from a
+ * failure.
  *
  * @example
  * ```ts
