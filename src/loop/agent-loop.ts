@@ -190,7 +190,8 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
       finalize(() => {
         deadline?.unsubscribe();
         run.stopQueues();
-        if (!settled) controller.abort(new DOMException("The run was unsubscribed", "AbortError"));
+        // A consumer that stops at agent_end (`first`, `takeWhile` inclusive) leaves an ended run.
+        if (!settled && !run.state.ended) controller.abort(new DOMException("The run was unsubscribed", "AbortError"));
         outer?.removeEventListener("abort", forwardAbort);
       }),
     );

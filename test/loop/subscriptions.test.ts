@@ -3,13 +3,14 @@
  * stream and Observable tools are subscribed exactly while their work runs, and unsubscribed at
  * the frame a run is cancelled or aborted.
  */
-import { map, type Observable } from "rxjs";
+import { first, map, type Observable, takeWhile } from "rxjs";
 import type { ColdObservable } from "rxjs/internal/testing/ColdObservable";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentTool, AgentToolResult, AssistantMessageEvent, StreamFn } from "../../src/index.js";
 import { assistantMessage, contextWith, model, protocolEvents, textResult, tool, user } from "../helpers/fixtures.js";
 import { newScheduler } from "../helpers/marbles.js";
+import { fauxProvider } from "../../src/testing/index.js";
 
 type Cold = (marbles: string, values?: Record<string, unknown>) => ColdObservable<unknown>;
 
@@ -123,5 +124,38 @@ describe("subscriptions", () => {
     });
     const results = events.filter((e) => e.type === "tool_execution_end").map((e) => (e as { toolCallId: string; isError: boolean }).toolCallId);
     expect(results.sort()).toEqual(["a", "b"]);
+  });
+});
+
+describe("L10: a consumer that stops at agent_end", () => {
+  it("L10: first(agent_end) and takeWhile(inclusive) leave the run's signal unfired: the run had ended, nothing was cut short", () => {
+    for (const stop of [first<AgentEvent>((event) => event.type === "agent_end"), takeWhile<AgentEvent>((event) => event.type !== "agent_end", true)]) {
+      const signals: AbortSignal[] = [];
+      const provider = fauxProvider([{ content: "hi" }]);
+      const streamFn: StreamFn = (m, context, options) => {
+        if (options?.signal) signals.push(options.signal);
+        return provider(m, context, options);
+      };
+      const events: string[] = [];
+      agentLoop([user("go")], contextWith([]), { model }, undefined, streamFn)
+        .pipe(stop)
+        .subscribe((event) => events.push(event.type));
+      expect(events.at(-1)).toBe("agent_end");
+      expect(signals).toHaveLength(1);
+      expect(signals[0]!.aborted).toBe(false);
+    }
+  });
+
+  it("L10: a consumer that leaves before agent_end still aborts the run's signal", () => {
+    const signals: AbortSignal[] = [];
+    const provider = fauxProvider([{ content: "hi" }]);
+    const streamFn: StreamFn = (m, context, options) => {
+      if (options?.signal) signals.push(options.signal);
+      return provider(m, context, options);
+    };
+    agentLoop([user("go")], contextWith([]), { model }, undefined, streamFn)
+      .pipe(first((event) => event.type === "message_end" && (event.message as { role?: string }).role === "assistant"))
+      .subscribe();
+    expect(signals[0]!.aborted).toBe(true);
   });
 });
