@@ -190,8 +190,8 @@ export function launchAgentLoop(input: ValidatedLoopRun): Observable<AgentEvent>
       finalize(() => {
         deadline?.unsubscribe();
         run.stopQueues();
-        // A consumer that stops at agent_end (`first`, `takeWhile` inclusive) leaves an ended run.
-        if (!settled && !run.state.ended) controller.abort(new DOMException("The run was unsubscribed", "AbortError"));
+        // Also after agent_end: a tool that ignored the abort may still run, and hears it here.
+        if (!settled) controller.abort(new DOMException("The run was unsubscribed", "AbortError"));
         outer?.removeEventListener("abort", forwardAbort);
       }),
     );
