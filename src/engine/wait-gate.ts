@@ -104,7 +104,6 @@ export class WaitGate<T> {
     subscriber.add(settled);
     held.subscribe(settled);
     subscribing = false;
-    if (settled.closed && this.waiting === settled) this.waiting = undefined;
   }
 
   private drain(): void {
@@ -113,6 +112,7 @@ export class WaitGate<T> {
     const { queued, subscriber } = this;
     while (!this.waiting && queued.length > 0 && !subscriber.closed) this.pass(queued.shift()!);
     this.draining = false;
-    if (!this.waiting && queued.length === 0 && this.ended && !subscriber.closed) this.finish();
+    // The loop ended on a wait, a closed subscriber or an empty queue: only the last finishes.
+    if (!this.waiting && this.ended && !subscriber.closed) this.finish();
   }
 }
