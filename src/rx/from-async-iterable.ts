@@ -4,6 +4,7 @@
  * @module
  */
 import { Observable } from "rxjs";
+import { interopKey } from "./observable-input.js";
 
 /**
  * An Observable of the values of an async iterable: `next` per value, `complete` at its end,
@@ -38,7 +39,7 @@ export function isPlainAsyncIterable(value: unknown): value is AsyncIterable<unk
     value !== null &&
     typeof value === "object" &&
     typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function" &&
-    typeof (value as Record<PropertyKey, unknown>)[(Symbol as { observable?: symbol }).observable ?? "@@observable"] !== "function" &&
+    typeof (value as Record<PropertyKey, unknown>)[interopKey] !== "function" &&
     typeof (value as PromiseLike<unknown>).then !== "function" &&
     !Array.isArray(value)
   );

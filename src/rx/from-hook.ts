@@ -43,6 +43,7 @@ export function lift<T>(value: MaybeAsync<T>): Observable<T> {
 function settled<T>(promise: PromiseLike<T>): Observable<T> {
   return new Observable<T>((subscriber) => {
     promise.then(
+      // Nothing reaches a closed subscriber: rxjs would report it to config.onStoppedNotification.
       (value) => {
         if (subscriber.closed) return;
         subscriber.next(value);

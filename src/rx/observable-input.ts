@@ -8,7 +8,7 @@
 import { defer, Observable, type ObservableInput } from "rxjs";
 
 /** The interop key rxjs reads (`Symbol.observable` where a polyfill defines it). */
-const interopKey: PropertyKey = (typeof Symbol === "function" && (Symbol as { observable?: symbol }).observable) || "@@observable";
+export const interopKey: PropertyKey = (Symbol as { observable?: symbol }).observable ?? "@@observable";
 
 /**
  * Whether rxjs's `from` accepts `value`: an Observable or interop observable, an array-like, a

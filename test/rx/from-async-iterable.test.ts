@@ -43,5 +43,11 @@ describe("fromAsyncIterable", () => {
     expect(isPlainAsyncIterable(Promise.resolve())).toBe(false);
     expect(isPlainAsyncIterable({ [Symbol.asyncIterator]: () => ({}), then: () => undefined })).toBe(false);
     expect(isPlainAsyncIterable(null)).toBe(false);
+    // Not async iterable at all: a sync iterable, a plain object.
+    expect(isPlainAsyncIterable(new Set([1]))).toBe(false);
+    expect(isPlainAsyncIterable({})).toBe(false);
+    // An interop Observable that is also async iterable: rxjs reads it as an Observable.
+    const interop = { [Symbol.asyncIterator]: () => ({}), [Symbol.observable ?? "@@observable"]: () => ({}) };
+    expect(isPlainAsyncIterable(interop)).toBe(false);
   });
 });

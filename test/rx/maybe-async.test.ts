@@ -54,6 +54,7 @@ describe("maybeAsync", () => {
   it("isThenable recognizes promises and thenables, nothing else", () => {
     expect(isThenable(Promise.resolve())).toBe(true);
     expect(isThenable({ then: () => undefined })).toBe(true);
+    expect(isThenable(Object.assign(() => undefined, { then: () => undefined }))).toBe(true);
     expect(isThenable(of(1))).toBe(false);
     expect(isThenable(null)).toBe(false);
     expect(isThenable({ then: 1 })).toBe(false);

@@ -30,6 +30,7 @@ describe("fromInput", () => {
     ["an iterable", () => twoSync()],
     ["an interop observable", () => interop],
     ["a ReadableStream", readable],
+    ["a ReadableStream-like (only getReader)", () => ({ getReader: () => readable().getReader() })],
     ["a string", () => "ab"],
   ];
   const refused: [string, unknown][] = [
