@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { defer, distinctUntilChanged, map, type Observable, type SchedulerLike, startWith, type Subscription } from "rxjs";
+import { defer, distinctUntilChanged, map, type Observable, type SchedulerLike, type Subscription } from "rxjs";
 import { checkRunOptions } from "../loop/agent-loop.js";
 import { LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
 import type { RunLimits } from "../model/run-limits.js";
@@ -68,10 +68,10 @@ export abstract class AgentBase {
    * Angular's `async` pipe and `toSignal`.
    */
   get state$(): Observable<AgentStateSnapshot> {
-    // The snapshot is read when a change reaches the subscriber, not when it happened: a
-    // subscriber that starts a run inside a value makes later subscribers see the newer state
-    // first, and an older one after it would take the transcript back.
-    return (this.stateStream ??= defer(() => this.store.changed$.pipe(startWith(undefined), map(() => this.store.snapshot()))));
+    // The store's `scan`, as snapshots. The newest is read when a value reaches the subscriber:
+    // one that acts inside a value (starts a run) makes later subscribers see the newer state
+    // first, and the older one after it would take the transcript back; it is left out instead.
+    return (this.stateStream ??= defer(() => this.store.states.pipe(map(() => this.store.snapshot()), distinctUntilChanged())));
   }
 
   /**

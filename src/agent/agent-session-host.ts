@@ -31,16 +31,13 @@ export function agentSessionHost(store: AgentStateStore, queues: AgentQueues, ru
       store.onReplaced = undefined;
       store.parked = undefined;
       runner.desk.forget();
-      store.pendingApprovals = Object.freeze([]);
-      store.touch();
+      store.showApprovals([]);
     },
     continue$: steps.continue$,
     run: steps.run,
     park: (run) => {
       store.parked = run;
-      // The plan is the Agent's now: its list is frozen and shown as it is.
-      store.pendingApprovals = Object.freeze(run.approvals);
-      store.touch();
+      store.showApprovals(run.approvals);
     },
     keep: (toolCallId, decision) => runner.desk.keep(toolCallId, decision),
   };

@@ -1,95 +1,84 @@
 /**
- * The store behind `agent.state`, and its reduction from events (SPEC A4, I1); the state's
- * types are in `agent-state-types.ts`, its snapshots in `state-snapshot.ts`.
+ * The store behind `agent.state` (SPEC A4, A7, I1): the fold of the Agent's actions by
+ * {@link reduceAgentState}, with `scan`, into the state the Agent reads and `state$` emits. The
+ * state's types are in `agent-state-types.ts`, its snapshots in `state-snapshot.ts`.
  *
  * @module
  */
-import { initialRunState, reduceRunState, repeatsUpdate, type RunState, withErrorMessage } from "../loop/run-state.js";
-import type { AssistantMessage, Model, ThinkingLevel, Tool, Usage } from "../model/messages.js";
+import { BehaviorSubject, type SchedulerLike, scan, Subject } from "rxjs";
+import type { Model, ThinkingLevel, Tool, Usage } from "../model/messages.js";
 import { emptyUsage } from "../model/assistant-message.js";
-import { addUsage, copyUsage } from "../model/usage-totals.js";
 import { createInitialSystemMessage, getSystemPrompt, isSystem } from "../model/transcript.js";
 import type { AgentEvent, AgentMessage, CallCancellation, LimitReached, RunOutcome } from "../model/types.js";
 import type { AgentTool, ToolApprovalRequest } from "../model/tool-types.js";
-import { type Observable, type SchedulerLike, Subject } from "rxjs";
 import { describeError } from "../model/describe-error.js";
 import { placeholderModel } from "../model/placeholder-model.js";
 import type { ParkedRun } from "./parked-run.js";
 import type { AgentInitialState, AgentState, AgentStateSnapshot } from "./agent-state-types.js";
-import { freezeSnapshot, type SnapshotSource } from "./state-snapshot.js";
+import { type AgentStateAction, type AgentStateValue, initialAgentState, reduceAgentState, transcriptOf } from "./agent-state-reducer.js";
+import { freezeSnapshot } from "./state-snapshot.js";
 
 export type { AgentInitialState, AgentState, AgentStateSnapshot } from "./agent-state-types.js";
 
-const NO_APPROVALS: readonly ToolApprovalRequest[] = Object.freeze([]);
-
-function deepFreeze(usage: Usage): Usage {
-  Object.freeze(usage.cost);
-  return Object.freeze(usage);
-}
-
-// Outside `reduce`: a closure there over `event` would allocate its context on every event.
-function withoutApproval(approvals: readonly ToolApprovalRequest[], toolCallId: string): readonly ToolApprovalRequest[] {
-  return Object.freeze(approvals.filter((request) => request.toolCallId !== toolCallId));
-}
+const NO_USAGE: Usage = Object.freeze({ ...emptyUsage(), cost: Object.freeze(emptyUsage().cost) });
 
 /**
- * The mutable state behind `agent.state`. Messages are only ever appended to the current
- * array (assignment and reset install a new one), so a snapshot can share the array and
- * remember its length — a snapshot per event costs O(1), not O(transcript) — and the frozen
- * copy `messages` hands out stays valid until the next message.
+ * `agent.state`: reads the newest value of the fold, and turns each write into an action.
+ *
+ * ```text
+ * actions:  -m---b--e--e--n-   (m: state.model = …, b: run begun, e: an event, n: run ended)
+ * states:   sv--v--v--v--v-    (scan(reduceAgentState, initial), the newest one held)
+ * ```
  *
  * @internal
  */
-export class AgentStateStore implements AgentState, SnapshotSource {
-  private _model: Model;
-  private _thinkingLevel: ThinkingLevel;
-  isStreaming = false;
-  /** What the run's events say (streaming message, pending calls, error): the loop's own reducer. */
-  private run: RunState = initialRunState;
+export class AgentStateStore implements AgentState {
+  private readonly actions = new Subject<AgentStateAction>();
+  /**
+   * The state, now and after every action: `actions` folded by `scan`, held as NgRx's store
+   * holds it, so `agent.state` reads it synchronously (a write is read back at once, SPEC L12).
+   */
+  readonly states: BehaviorSubject<AgentStateValue>;
+  /** The frozen copy `messages` handed out last, and the array it was made from (held weakly: a long transcript is most of the heap). */
+  private view: { readonly of: readonly AgentMessage[]; readonly copy: WeakRef<readonly AgentMessage[]> } | undefined;
   /** The `Set` `pendingToolCalls` handed out last, and the run state's `executing` it was made from. */
   private pending: { readonly from: readonly string[]; readonly set: ReadonlySet<string> } | undefined;
-  private _tools: AgentTool[];
-  private _messages: AgentMessage[];
+  /** The snapshot of the newest value, once made. */
+  private cached: { readonly of: AgentStateValue; readonly snapshot: AgentStateSnapshot } | undefined;
   /**
-   * The frozen copy `messages` handed out last, held weakly: a second array the length of the
-   * transcript is kept only while someone uses it (a long run's transcript is most of the heap).
-   */
-  private view: WeakRef<readonly AgentMessage[]> | undefined;
-  /**
-   * A resumed run that waits for its first approval answer before it goes on (SPEC R1). It owns
-   * the transcript meanwhile: replacing it throws.
+   * Not state but who owns the transcript: a resumed run that waits for its first approval
+   * answer before it goes on (SPEC R1). Replacing the transcript meanwhile throws.
    */
   parked: ParkedRun | undefined;
   /** The clock of message timestamps: the Agent's scheduler, else `Date.now`. */
   scheduler: SchedulerLike | undefined;
-  /** Told of every change; made when `state$` is first subscribed to (an Agent nobody observes has none). */
-  private changes: Subject<void> | undefined;
-  private changesView: Observable<void> | undefined;
-  /** Told when the transcript is replaced as a whole (the session journal, SPEC S1). */
+  /** Told when the app replaces the transcript as a whole (the session journal, SPEC S1). */
   onReplaced: ((messages: readonly AgentMessage[], reset: boolean) => void) | undefined;
-  /** The snapshot of this moment, once made; every change forgets it. */
-  private cached: AgentStateSnapshot | undefined;
-  pendingApprovals: readonly ToolApprovalRequest[] = NO_APPROVALS;
-  /** Made when the first assistant message adds to it: an idle Agent has none. */
-  private _usage: Usage | undefined;
-  private usageView: Usage | undefined;
-  limit: LimitReached | undefined;
-  cancellation: readonly CallCancellation[] | undefined;
-  /** How the last run ended (SPEC A9): cleared when a run begins, set when its `agent_end` is reduced. */
-  outcome: RunOutcome | undefined;
 
   constructor(initial: AgentInitialState = {}) {
-    // Without one, pi's placeholder: the run goes ahead, and a provider that needs a real id says so (SPEC A8).
-    this._model = initial.model ?? placeholderModel();
-    this._thinkingLevel = initial.thinkingLevel ?? "off";
-    this._tools = initial.tools?.slice() ?? [];
-    this._messages = initial.messages?.slice() ?? [];
-    const leading = createInitialSystemMessage(initial.systemPrompt, this._tools as Tool[]);
-    if (leading && (this._messages[0] as { role?: string } | undefined)?.role !== "system") this._messages.unshift(leading);
+    const tools = initial.tools?.slice() ?? [];
+    const messages = initial.messages?.slice() ?? [];
+    const leading = createInitialSystemMessage(initial.systemPrompt, tools as Tool[]);
+    if (leading && (messages[0] as { role?: string } | undefined)?.role !== "system") messages.unshift(leading);
+    // Without a model, pi's placeholder: the run goes ahead, and a provider that needs a real id says so (SPEC A8).
+    const first = initialAgentState(messages, initial.model ?? placeholderModel(), initial.thinkingLevel ?? "off", tools);
+    this.states = new BehaviorSubject(first);
+    // Hot for the Agent's life, as NgRx's State: the Agent reads the fold even when nobody observes it.
+    this.actions.pipe(scan(reduceAgentState, first)).subscribe(this.states);
+  }
+
+  /** Folds `action` into the state, synchronously. */
+  dispatch(action: AgentStateAction): void {
+    this.actions.next(action);
+  }
+
+  /** The newest value of the fold. */
+  get value(): AgentStateValue {
+    return this.states.value;
   }
 
   get systemPrompt(): string {
-    return getSystemPrompt(this._messages);
+    return getSystemPrompt(this.transcript);
   }
   // The transcript owns the prompt (SPEC M5): assigning here would leave the transcript saying otherwise.
   set systemPrompt(_: string) {
@@ -100,105 +89,107 @@ export class AgentStateStore implements AgentState, SnapshotSource {
 
   /** Replaces the leading system message's text (inserting one if there is none); later system messages still apply. */
   replaceSystemPrompt(text: string): void {
-    const first = this._messages[0];
-    if (first && isSystem(first)) this.messages = [{ ...first, content: text }, ...this._messages.slice(1)];
-    else this.messages = [{ role: "system", content: text, timestamp: this.now() }, ...this._messages];
+    const messages = this.transcript;
+    const first = messages[0];
+    if (first && isSystem(first)) this.messages = [{ ...first, content: text }, ...messages.slice(1)];
+    else this.messages = [{ role: "system", content: text, timestamp: this.now() }, ...messages];
   }
 
   get model(): Model {
-    return this._model;
+    return this.value.model;
   }
   set model(model: Model) {
-    this._model = model;
-    this.touch();
+    this.dispatch({ type: "[state] model", model });
   }
 
   get thinkingLevel(): ThinkingLevel {
-    return this._thinkingLevel;
+    return this.value.thinkingLevel;
   }
-  set thinkingLevel(level: ThinkingLevel) {
-    this._thinkingLevel = level;
-    this.touch();
+  set thinkingLevel(thinkingLevel: ThinkingLevel) {
+    this.dispatch({ type: "[state] thinking level", thinkingLevel });
   }
 
+  /** The Agent's own array (pi's API lets an app push onto it); assigning installs a copy. */
   get tools(): AgentTool[] {
-    return this._tools;
+    return this.value.tools;
   }
   set tools(tools: AgentTool[]) {
-    this._tools = tools.slice();
-    this.touch();
+    this.dispatch({ type: "[state] tools", tools: tools.slice() });
   }
 
+  /** The transcript, as a frozen copy made once per length and shared while someone holds it. */
   get messages(): readonly AgentMessage[] {
-    const view = this.currentView();
-    if (view) return view;
-    const copy = Object.freeze(this._messages.slice());
-    this.view = new WeakRef(copy);
-    return copy;
-  }
-
-  /** The frozen copy of the transcript as it is now, if one is still alive. */
-  currentView(): readonly AgentMessage[] | undefined {
-    const view = this.view?.deref();
-    return view?.length === this._messages.length ? view : undefined;
+    return this.frozenTranscript(this.value);
   }
   set messages(messages: readonly AgentMessage[]) {
     this.assertUnparked();
-    this.install(messages);
-    this.onReplaced?.(this._messages.slice(), false);
+    this.dispatch({ type: "[state] transcript", messages: messages.slice(), reset: false });
+    this.onReplaced?.(this.transcript.slice(), false);
   }
 
-  /** Installs `messages` as the transcript without telling `onReplaced` (a loaded session's). */
-  install(messages: readonly AgentMessage[]): void {
-    this._messages = messages.slice();
-    this.view = undefined;
-    this.touch();
+  /** The frozen transcript of `value` (its first `messageCount` messages): the one handed out last if it is alive, else a new one, kept for the next read when `keep`. */
+  frozenTranscript(value: AgentStateValue, keep = true): readonly AgentMessage[] {
+    const held = this.view?.of === value.messages ? this.view.copy.deref() : undefined;
+    if (held?.length === value.messageCount) return held;
+    const copy = Object.freeze(transcriptOf(value));
+    if (keep) this.view = { of: value.messages, copy: new WeakRef(copy) };
+    return copy;
   }
 
   /** The live transcript, for the Agent's own reads (a run's context is copied from it). */
   get transcript(): readonly AgentMessage[] {
-    return this._messages;
+    const { messages, messageCount } = this.value;
+    return messages.length === messageCount ? messages : transcriptOf(this.value);
+  }
+
+  get isStreaming(): boolean {
+    return this.value.isStreaming;
   }
 
   get streamingMessage(): AgentMessage | undefined {
-    return this.run.streamingMessage;
+    return this.value.run.streamingMessage;
   }
 
   /** A `Set` view of the run state's `executing`, made when it changed and is read. */
   get pendingToolCalls(): ReadonlySet<string> {
-    const executing = this.run.executing;
+    const executing = this.value.run.executing;
     if (this.pending?.from !== executing) this.pending = { from: executing, set: new Set(executing) };
     return this.pending.set;
   }
 
   get errorMessage(): string | undefined {
-    return this.run.errorMessage;
-  }
-  set errorMessage(errorMessage: string | undefined) {
-    this.run = withErrorMessage(this.run, errorMessage);
+    return this.value.run.errorMessage;
   }
 
-  /** The usage totals, as a frozen copy made when they changed and are read. */
+  get pendingApprovals(): readonly ToolApprovalRequest[] {
+    return this.value.pendingApprovals;
+  }
+
+  /** The usage totals, frozen. */
   get usage(): Usage {
-    return (this.usageView ??= deepFreeze(this._usage ? copyUsage(this._usage) : emptyUsage()));
+    return this.value.usage ?? NO_USAGE;
   }
 
-  /** Installs the usage totals a loaded session had. */
-  installUsage(usage: Usage): void {
-    this._usage = copyUsage(usage);
-    this.usageView = undefined;
+  get limit(): LimitReached | undefined {
+    return this.value.limit;
   }
 
-  /** Marks a change: `state$` emits a new snapshot. */
-  touch(): void {
-    this.cached = undefined;
-    this.changes?.next();
+  get cancellation(): readonly CallCancellation[] | undefined {
+    return this.value.cancellation;
+  }
+
+  get outcome(): RunOutcome | undefined {
+    return this.value.outcome;
+  }
+
+  /** Installs what a session's journal held: transcript, usage totals, last error and outcome, as one change. */
+  restore(image: { messages: readonly AgentMessage[]; usage: Usage; errorMessage: string | undefined; outcome: RunOutcome | undefined }): void {
+    this.dispatch({ type: "[state] restored", ...image, messages: image.messages.slice() });
   }
 
   /** The Agent could not end the run cleanly (its loop, an `agent_end` listener, the journal): the state says so. */
   runFailed(errorMessage: string): void {
-    this.errorMessage = errorMessage;
-    this.outcome = "failed";
+    this.dispatch({ type: "[state] failed", errorMessage, inRun: true });
   }
 
   /** A stream given to the Agent (`steerFrom()`, `answerApprovals()`, ...) failed: the state says so. */
@@ -208,14 +199,12 @@ export class AgentStateStore implements AgentState, SnapshotSource {
 
   /** A failure outside a run's events (a stream, a refused approval answer): `outcome` is `failed` while no run goes (A9). */
   failedOutsideRun(errorMessage: string): void {
-    this.errorMessage = errorMessage;
-    if (!this.isStreaming) this.outcome = "failed";
-    this.touch();
+    this.dispatch({ type: "[state] failed", errorMessage, inRun: false });
   }
 
-  /** The changes from now on (`touch`), for `state$`. */
-  get changed$(): Observable<void> {
-    return (this.changesView ??= (this.changes ??= new Subject<void>()).asObservable());
+  /** The approvals a parked run waits for, shown in `pendingApprovals` (none: it was dropped). */
+  showApprovals(approvals: readonly ToolApprovalRequest[]): void {
+    this.dispatch({ type: "[state] approvals", approvals });
   }
 
   /** The time now, on the Agent's scheduler if it has one. */
@@ -228,71 +217,32 @@ export class AgentStateStore implements AgentState, SnapshotSource {
     if (this.parked) throw new Error("The resumed run waits for approvals: approve() or deny() them before changing the transcript.");
   }
 
-  /** A run begins: nothing streams, nothing is pending, the last error is forgotten. */
+  /** A run begins: nothing streams, nothing is pending, the last run is forgotten. */
   beginRun(): void {
-    this.isStreaming = true;
-    this.run = initialRunState;
-    this.pendingApprovals = NO_APPROVALS;
-    this.limit = undefined;
-    this.cancellation = undefined;
-    this.outcome = undefined;
-    this.touch();
+    this.dispatch({ type: "[state] run begun" });
   }
 
   /** The run is over and its listeners settled: nothing streams or is pending; the error stays. */
   endRun(): void {
-    this.isStreaming = false;
-    this.pendingApprovals = NO_APPROVALS;
-    this.run = withErrorMessage(initialRunState, this.run.errorMessage);
-    this.touch();
+    this.dispatch({ type: "[state] run ended" });
   }
 
-  /** Clears the run state and installs `messages` as the transcript. */
+  /** Forgets the last run and installs `messages` as the transcript. */
   reset(messages: AgentMessage[]): void {
     this.assertUnparked();
-    this.run = initialRunState;
-    this.limit = undefined;
-    this.cancellation = undefined;
-    this.outcome = undefined;
-    this.install(messages);
-    this.onReplaced?.(this._messages.slice(), true);
+    this.dispatch({ type: "[state] transcript", messages: messages.slice(), reset: true });
+    this.onReplaced?.(this.transcript.slice(), true);
   }
 
-  /** Folds one loop event into the state (before any listener sees it), with the loop's reducer. */
+  /** Folds one loop event into the state (before any listener sees it). */
   reduce(event: AgentEvent): void {
-    // The per-delta path: an update of the message already streaming changes only the snapshot.
-    // The rest is a method of its own, so this one stays small enough to inline into that path.
-    if (repeatsUpdate(this.run, event)) this.touch();
-    else this.reduceChange(event);
+    this.actions.next(event);
   }
 
-  private reduceChange(event: AgentEvent): void {
-    this.run = reduceRunState(this.run, event);
-    switch (event.type) {
-      case "message_end":
-        this._messages.push(event.message);
-        if ((event.message as { role?: string }).role === "assistant") {
-          addUsage((this._usage ??= emptyUsage()), (event.message as AssistantMessage).usage);
-          this.usageView = undefined;
-        }
-        break;
-      case "tool_approval_request":
-        this.pendingApprovals = Object.freeze([...this.pendingApprovals, { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args }]);
-        break;
-      case "tool_approval_end":
-        this.pendingApprovals = withoutApproval(this.pendingApprovals, event.toolCallId);
-        break;
-      case "agent_end":
-        this.outcome = event.outcome;
-        this.limit = event.limit;
-        this.cancellation = event.cancellation ? Object.freeze(event.cancellation.slice()) : undefined;
-        break;
-    }
-    this.touch();
-  }
-
-  /** An immutable view of this moment; the same object until the next change. */
+  /** An immutable view of the newest value; the same object until the next action. */
   snapshot(): AgentStateSnapshot {
-    return (this.cached ??= freezeSnapshot(this));
+    const value = this.value;
+    if (this.cached?.of !== value) this.cached = { of: value, snapshot: freezeSnapshot(value, this) };
+    return this.cached.snapshot;
   }
 }

@@ -1,47 +1,47 @@
 /**
- * The frozen snapshots `state$` emits (SPEC A7): one costs O(1), not O(transcript), because it
- * shares the store's transcript array and remembers its length.
+ * The frozen snapshots `state$` emits (SPEC A7), one per value of the Agent's state: one costs
+ * O(1), not O(transcript), because the value shares the transcript's array and remembers its length.
  *
  * @module
  */
 import { getSystemPrompt } from "../model/transcript.js";
+import type { Usage } from "../model/messages.js";
 import type { AgentMessage } from "../model/types.js";
-import type { AgentState, AgentStateSnapshot } from "./agent-state-types.js";
+import type { AgentStateSnapshot } from "./agent-state-types.js";
+import type { AgentStateValue } from "./agent-state-reducer.js";
 
-/** What a snapshot is taken of: the state, its live transcript, and the frozen view of that transcript. @internal */
-export interface SnapshotSource extends Omit<AgentState, "messages" | "systemPrompt"> {
-  /** The live transcript; only ever appended to, replaced as a whole otherwise. */
-  readonly transcript: readonly AgentMessage[];
-  /** The frozen copy of the transcript as it is now, if one is still alive. */
-  currentView(): readonly AgentMessage[] | undefined;
+/** What a snapshot reads beside the value: the frozen transcript and the executing calls as a `Set`, shared with `agent.state`. @internal */
+export interface SnapshotViews {
+  frozenTranscript(value: AgentStateValue, keep: boolean): readonly AgentMessage[];
+  readonly pendingToolCalls: ReadonlySet<string>;
+  readonly usage: Usage;
 }
 
-/** An immutable view of `store` at this moment. @internal */
-export function freezeSnapshot(store: SnapshotSource): AgentStateSnapshot {
-  const source = store.transcript;
-  const length = source.length;
+/** An immutable view of `value` (the store's newest: `views` read it). @internal */
+export function freezeSnapshot(value: AgentStateValue, views: SnapshotViews): AgentStateSnapshot {
   let messages: readonly AgentMessage[] | undefined;
   let systemPrompt: string | undefined;
   return Object.freeze({
-    // Copied on first read: a copy per event would make long runs quadratic. Nobody else can
-    // write to `source` (what `messages` hands out is a frozen copy), so the copy is of this moment.
+    // Copied on first read: a copy per event would make long runs quadratic. A value's prefix of
+    // the array never changes, so the copy is of this moment whenever it is made.
     get messages() {
-      return (messages ??= (store.transcript === source && length === source.length ? store.currentView() : undefined) ?? Object.freeze(source.slice(0, length)));
+      // The copy `agent.state.messages` handed out, if alive; a snapshot's own copy is its alone.
+      return (messages ??= views.frozenTranscript(value, false));
     },
     get systemPrompt() {
-      return (systemPrompt ??= getSystemPrompt(source.slice(0, length)));
+      return (systemPrompt ??= getSystemPrompt(value.messages.slice(0, value.messageCount)));
     },
-    model: store.model,
-    thinkingLevel: store.thinkingLevel,
-    tools: Object.freeze(store.tools.slice()),
-    isStreaming: store.isStreaming,
-    streamingMessage: store.streamingMessage,
-    pendingToolCalls: store.pendingToolCalls,
-    errorMessage: store.errorMessage,
-    pendingApprovals: store.pendingApprovals,
-    usage: store.usage,
-    limit: store.limit,
-    cancellation: store.cancellation,
-    outcome: store.outcome,
+    model: value.model,
+    thinkingLevel: value.thinkingLevel,
+    tools: Object.freeze(value.tools.slice()),
+    isStreaming: value.isStreaming,
+    streamingMessage: value.run.streamingMessage,
+    pendingToolCalls: views.pendingToolCalls,
+    errorMessage: value.run.errorMessage,
+    pendingApprovals: value.pendingApprovals,
+    usage: views.usage,
+    limit: value.limit,
+    cancellation: value.cancellation,
+    outcome: value.outcome,
   });
 }

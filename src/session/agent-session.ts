@@ -176,14 +176,15 @@ class JournaledSession implements AgentSession {
     if (this.openedBefore) early.steering = early.followUp = [];
     this.openedBefore = true;
     if (image) {
-      // The transcript last: installing it is the one change `state$` is told of, so its
-      // snapshot has the totals and the error too.
-      state.installUsage(image.usage);
-      // A run the stopped process left open and that is closed now ends with its last error and
-      // the outcome its transcript makes clear (SPEC A9); else the last run's, as journaled.
-      state.errorMessage = plan?.kind === "close" ? plan.errorMessage : image.errorMessage;
-      state.outcome = plan?.kind === "close" ? plan.outcome : image.outcome;
-      state.install(image.messages);
+      // One change: `state$` sees the transcript with its totals, error and outcome. A run the
+      // stopped process left open and that is closed now ends with its last error and the
+      // outcome its transcript makes clear (SPEC A9); else the last run's, as journaled.
+      state.restore({
+        messages: image.messages,
+        usage: image.usage,
+        errorMessage: plan?.kind === "close" ? plan.errorMessage : image.errorMessage,
+        outcome: plan?.kind === "close" ? plan.outcome : image.outcome,
+      });
       queues.restore("steering", image.steering.map((q) => q.message));
       queues.restore("followUp", image.followUp.map((q) => q.message));
       recorder.adopt("steering", image.steering);
