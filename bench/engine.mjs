@@ -19,7 +19,7 @@ const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(benchDir, "..");
 const work = path.join(root, ".bench-engine");
 const quick = process.argv.includes("--quick");
-const PIECES = ["expand-steps", "told", "wait-gate"];
+const PIECES = ["expand-steps", "told", "wait-gate", "held-fold"];
 const WORKLOADS = ["streaming 100 000 deltas (loop)", "tool-heavy 1 000 turns × 4 calls (loop)", "Agent, 1 000 turns of one call", "Agent, streaming 100 000 deltas"];
 
 if (process.argv.includes("--worker")) await worker(JSON.parse(process.argv[process.argv.indexOf("--worker") + 1]));

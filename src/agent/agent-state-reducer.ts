@@ -119,13 +119,14 @@ function forgetRun(next: Value): Value {
 }
 
 /**
- * Folds one action into the state. Pure: a new value for every action (a streamed update
- * changes the partial message in place, so its new value is how `state$` hears of it), and
- * nothing it returned before changes.
+ * Folds one action into the state. Pure: a new value for every action, except a streamed
+ * update of the partial message already streaming (the stream changed that object in place, and
+ * nothing else changed: `state` itself, as `reduceRunState` does), and nothing it returned
+ * before changes.
  *
  * ```text
- * actions:  b---u---u---e---    (b: run begun, u: message_update, e: message_end)
- * states:   s---s---s---s---    (each a new value; e's transcript one longer)
+ * actions:  b---s---u---u---e---    (b: run begun, s: message_start, u: its message_update, e: message_end)
+ * states:   B---S---S---S---E---    (S the same value while the partial grows; E's transcript one longer)
  * ```
  *
  * @example
@@ -134,6 +135,8 @@ function forgetRun(next: Value): Value {
  * ```
  */
 export function reduceAgentState(state: AgentStateValue, action: AgentStateAction): AgentStateValue {
+  // The per-delta path: the partial already streaming changed in place, and nothing else did.
+  if (action.type === "message_update" && action.message === state.run.streamingMessage) return state;
   const next = copy(state);
   switch (action.type) {
     case "[state] model":

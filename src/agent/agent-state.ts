@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { BehaviorSubject, type SchedulerLike, scan, Subject } from "rxjs";
+import type { Observable, SchedulerLike } from "rxjs";
+import { HeldFold } from "../engine/held-fold.js";
 import type { Model, ThinkingLevel, Tool, Usage } from "../model/messages.js";
 import { emptyUsage } from "../model/assistant-message.js";
 import { createInitialSystemMessage, getSystemPrompt, isSystem } from "../model/transcript.js";
@@ -33,18 +34,18 @@ const NO_USAGE: Usage = Object.freeze({ ...emptyUsage(), cost: Object.freeze(emp
  * @internal
  */
 export class AgentStateStore implements AgentState {
-  private readonly actions = new Subject<AgentStateAction>();
   /**
-   * The state, now and after every action: `actions` folded by `scan`, held as NgRx's store
-   * holds it, so `agent.state` reads it synchronously (a write is read back at once, SPEC L12).
+   * The state, now and after every action: the actions folded by `scan(reduceAgentState)`, held
+   * as NgRx's store holds it, so `agent.state` reads it synchronously (a write is read back at
+   * once, SPEC L12). The engine's `HeldFold`: this runs for every streamed delta.
    */
-  readonly states: BehaviorSubject<AgentStateValue>;
+  private readonly fold: HeldFold<AgentStateValue, AgentStateAction>;
   /** The frozen copy `messages` handed out last, and the array it was made from (held weakly: a long transcript is most of the heap). */
   private view: { readonly of: readonly AgentMessage[]; readonly copy: WeakRef<readonly AgentMessage[]> } | undefined;
   /** The `Set` `pendingToolCalls` handed out last, and the run state's `executing` it was made from. */
   private pending: { readonly from: readonly string[]; readonly set: ReadonlySet<string> } | undefined;
-  /** The snapshot of the newest value, once made. */
-  private cached: { readonly of: AgentStateValue; readonly snapshot: AgentStateSnapshot } | undefined;
+  /** The snapshot of this moment, once made; every action forgets it. */
+  private cached: AgentStateSnapshot | undefined;
   /**
    * Not state but who owns the transcript: a resumed run that waits for its first approval
    * answer before it goes on (SPEC R1). Replacing the transcript meanwhile throws.
@@ -62,19 +63,23 @@ export class AgentStateStore implements AgentState {
     if (leading && (messages[0] as { role?: string } | undefined)?.role !== "system") messages.unshift(leading);
     // Without a model, pi's placeholder: the run goes ahead, and a provider that needs a real id says so (SPEC A8).
     const first = initialAgentState(messages, initial.model ?? placeholderModel(), initial.thinkingLevel ?? "off", tools);
-    this.states = new BehaviorSubject(first);
-    // Hot for the Agent's life, as NgRx's State: the Agent reads the fold even when nobody observes it.
-    this.actions.pipe(scan(reduceAgentState, first)).subscribe(this.states);
+    this.fold = new HeldFold(reduceAgentState, first);
   }
 
-  /** Folds `action` into the state, synchronously. */
+  /** Folds `action` into the state, synchronously; `state$` hears of it with a new snapshot (a streamed delta keeps the value). */
   dispatch(action: AgentStateAction): void {
-    this.actions.next(action);
+    this.cached = undefined;
+    this.fold.dispatch(action);
   }
 
   /** The newest value of the fold. */
   get value(): AgentStateValue {
-    return this.states.value;
+    return this.fold.value;
+  }
+
+  /** The newest value at once, then each later one (hot). */
+  get states(): Observable<AgentStateValue> {
+    return this.fold.values$;
   }
 
   get systemPrompt(): string {
@@ -236,13 +241,11 @@ export class AgentStateStore implements AgentState {
 
   /** Folds one loop event into the state (before any listener sees it). */
   reduce(event: AgentEvent): void {
-    this.actions.next(event);
+    this.dispatch(event);
   }
 
   /** An immutable view of the newest value; the same object until the next action. */
   snapshot(): AgentStateSnapshot {
-    const value = this.value;
-    if (this.cached?.of !== value) this.cached = { of: value, snapshot: freezeSnapshot(value, this) };
-    return this.cached.snapshot;
+    return (this.cached ??= freezeSnapshot(this.value, this));
   }
 }

@@ -120,11 +120,14 @@ describe("reduceAgentState", () => {
     );
   });
 
-  it("A7: a streamed update of the partial already streaming is a new value (state$ hears of it), with nothing else changed", () => {
+  it("A4: a streamed update of the partial already streaming leaves the value as it is; another partial is a new value", () => {
     const partial = assistant(1, 0);
     const streaming = reduceAgentState(initialAgentState([], model, "off", []), { type: "message_start", message: partial });
-    const updated = reduceAgentState(streaming, { type: "message_update", message: partial, assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "x", partial } } as AgentStateAction);
-    expect(updated).not.toBe(streaming);
-    expect(updated).toEqual(streaming);
+    const update = (message: AgentMessage) => ({ type: "message_update", message, assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "x", partial: message } }) as AgentStateAction;
+    expect(reduceAgentState(streaming, update(partial))).toBe(streaming);
+    const other = assistant(2, 0);
+    const replaced = reduceAgentState(streaming, update(other));
+    expect(replaced).not.toBe(streaming);
+    expect(replaced.run.streamingMessage).toBe(other);
   });
 });
