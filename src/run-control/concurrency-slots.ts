@@ -29,6 +29,8 @@ export class ConcurrencySlots {
   private readonly slots: Subscription;
 
   constructor(size: number) {
+    // The run's options are checked before (SPEC R3); this is the slots' own precondition.
+    if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`ConcurrencySlots needs a whole number of slots, at least 1: got ${String(size)}.`);
     this.slots = this.requests.pipe(mergeAll(size)).subscribe();
   }
 
@@ -48,7 +50,8 @@ export class ConcurrencySlots {
         // Left while it waited: the slot goes to the next request at once. (Until then the
         // request stays in mergeAll's buffer, at most until the batch closes the slots.)
         if (subscriber.closed) return slot.complete();
-        free = () => slot.complete();
+        const release = (): void => slot.complete();
+        free = release;
         // Linked to the subscriber before the work runs: when a synchronous work's own events make
         // the taker leave (inside this subscribe, or inside a slot freed by another's end), the
         // work stops there — no hook or tool after the unsubscribe.
@@ -58,10 +61,10 @@ export class ConcurrencySlots {
           // starts after the run failed (a slot freed by an end, below, starts the next first).
           error: (error: unknown) => {
             subscriber.error(error);
-            free?.();
+            release();
           },
           complete: () => {
-            free?.();
+            release();
             subscriber.complete();
           },
         });

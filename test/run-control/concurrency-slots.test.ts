@@ -136,4 +136,9 @@ describe("R3: ConcurrencySlots", () => {
     expect(seen).toEqual(["|"]);
     expect(log).toEqual([]);
   });
+
+  it("R3: the number of slots is a whole number, at least 1 (no slots for a run without maxConcurrency)", () => {
+    for (const size of [0, -1, 1.5, Number.NaN, undefined]) expect(() => new ConcurrencySlots(size as number)).toThrow(RangeError);
+    expect(() => new ConcurrencySlots(1).close()).not.toThrow();
+  });
 });

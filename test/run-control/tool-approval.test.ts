@@ -146,6 +146,8 @@ describe("R1: whether a call asks at all", () => {
   it("R1: needsApproval false, or absent: the call runs and nobody is asked", () => {
     expect(askedFor({ needsApproval: false })).toMatchObject({ asked: [], text: "removed", ran: 1 });
     expect(askedFor({})).toMatchObject({ asked: [], text: "removed", ran: 1 });
+    // With a call budget every call goes through run control's admission, which reads the rule too.
+    expect(askedFor({ needsApproval: false }, { limits: { maxToolCalls: 5 } })).toMatchObject({ asked: [], text: "removed", ran: 1 });
   });
 
   it("R1 T3: a needsApproval function that throws is an error result naming the tool; nobody is asked, nothing runs", () => {
