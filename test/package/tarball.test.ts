@@ -37,6 +37,7 @@ const KNOWN_EXPORTS: Record<string, string> = {
   rxagent: "Agent",
   "rxagent/core": "Agent",
   "rxagent/testing": "fauxProvider",
+  "rxagent/operators": "ofType",
   "rxagent/session": "InMemorySessionStore",
   "rxagent/session/file": "FileSessionStore",
   "rxagent/session/indexeddb": "IndexedDbSessionStore",
