@@ -26,8 +26,28 @@ export function stallsVirtualRun(value: PromiseLike<unknown>): boolean {
   return value instanceof Promise && insideTestSchedulerRun();
 }
 
-/** The error for a promise returned inside `TestScheduler.run()`. */
+/**
+ * A frame after anything a test schedules: the refused promise's error is thrown there, once the
+ * run it ended (with the error as its result) is over.
+ */
+const AFTER_EVERYTHING = 1e12;
+
+/**
+ * The error for a promise returned inside `TestScheduler.run()`. The run ends with it as its
+ * result, and `run()` itself throws it once everything else in virtual time happened, so the
+ * test fails with these words, not only the tool's result.
+ */
 export function promiseInVirtualRunError(): Error {
+  const error = refusal();
+  if (insideTestSchedulerRun()) {
+    asyncScheduler.schedule(() => {
+      throw error;
+    }, AFTER_EVERYTHING);
+  }
+  return error;
+}
+
+function refusal(): Error {
   return new Error(
     "A provider, tool, hook or listener returned a promise (or an async iterable) inside TestScheduler.run(): run() stops the virtual clock before a promise settles, so the run would stall. " +
       "Return a value or an Observable (e.g. timer(5).pipe(map(() => result))), or leave run() out and drive the scheduler with settleVirtualTime(scheduler) from rxagent/testing.",

@@ -140,9 +140,12 @@ describe("callStreamFn: the words and forms of a failure", () => {
     process.on("unhandledRejection", onRejection);
     try {
       let failure: unknown;
-      new TestScheduler((a, b) => expect(a).toEqual(b)).run(() => {
-        callStreamFn(() => Promise.reject<AssistantMessageEvent[]>(new Error("late")), model, { messages: [] }, {}).subscribe({ error: (error) => (failure = error) });
-      });
+      // run() itself throws the words too, once the virtual clock has nothing left before them.
+      expect(() =>
+        new TestScheduler((a, b) => expect(a).toEqual(b)).run(() => {
+          callStreamFn(() => Promise.reject<AssistantMessageEvent[]>(new Error("late")), model, { messages: [] }, {}).subscribe({ error: (error) => (failure = error) });
+        }),
+      ).toThrow(promiseInVirtualRunError().message);
       expect(failure).toMatchObject({ kind: "invalid", message: promiseInVirtualRunError().message });
       await new Promise((settled) => setTimeout(settled, 10));
       expect(rejections).toEqual([]);

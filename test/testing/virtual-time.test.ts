@@ -51,15 +51,17 @@ describe("L12: promise tools in virtual time with settleVirtualTime", () => {
     expect([...endFrames].sort((a, b) => a - b)).toEqual(endFrames);
   });
 
-  it("L12: inside TestScheduler.run a promise tool fails loudly, naming the way out, and the run still ends in virtual time", () => {
+  it("L12: inside TestScheduler.run a promise tool fails loudly, naming the way out: the run still ends in virtual time, then run() throws the same words", () => {
     const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
     let agent!: Agent;
     let ended = false;
-    scheduler.run(() => {
-      agent = new Agent({ initialState: { model, tools: [lookup] }, streamFn: scripted(scheduler), scheduler });
-      agent.subscribe((event) => void (event.type === "agent_end" && (ended = true)));
-      void agent.prompt("what is a?");
-    });
+    expect(() =>
+      scheduler.run(() => {
+        agent = new Agent({ initialState: { model, tools: [lookup] }, streamFn: scripted(scheduler), scheduler });
+        agent.subscribe((event) => void (event.type === "agent_end" && (ended = true)));
+        void agent.prompt("what is a?");
+      }),
+    ).toThrow(/returned a promise \(or an async iterable\) inside TestScheduler\.run\(\).*settleVirtualTime\(scheduler\) from rxagent\/testing/);
     expect(ended).toBe(true);
     expect(agent.state.isStreaming).toBe(false);
     const result = agent.state.messages.find((m) => m.role === "toolResult") as { isError: boolean; content: { text: string }[] };
@@ -67,26 +69,28 @@ describe("L12: promise tools in virtual time with settleVirtualTime", () => {
     expect(result.content[0]!.text).toMatch(/returned a promise \(or an async iterable\) inside TestScheduler\.run\(\).*settleVirtualTime\(scheduler\) from rxagent\/testing/);
   });
 
-  it("L12 A6: inside TestScheduler.run an async listener or hook fails the run with that message instead of stalling it", () => {
+  it("L12 A6: inside TestScheduler.run an async listener or hook fails the run with that message instead of stalling it, and run() throws it", () => {
     for (const options of [{ listener: true }, { hook: true }]) {
       const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
       let agent!: Agent;
-      scheduler.run(() => {
-        agent = new Agent({
-          initialState: { model },
-          streamFn: fauxProvider([{ content: "hi" }], { scheduler }),
-          scheduler,
-          ...(options.hook ? { transformContext: async (messages: unknown[]) => messages } : {}),
-        } as ConstructorParameters<typeof Agent>[0]);
-        if (options.listener) agent.subscribe(async () => undefined);
-        void agent.prompt("hello");
-      });
+      expect(() =>
+        scheduler.run(() => {
+          agent = new Agent({
+            initialState: { model },
+            streamFn: fauxProvider([{ content: "hi" }], { scheduler }),
+            scheduler,
+            ...(options.hook ? { transformContext: async (messages: unknown[]) => messages } : {}),
+          } as ConstructorParameters<typeof Agent>[0]);
+          if (options.listener) agent.subscribe(async () => undefined);
+          void agent.prompt("hello");
+        }),
+      ).toThrow(/returned a promise \(or an async iterable\) inside TestScheduler\.run\(\)/);
       expect(agent.state.isStreaming, JSON.stringify(options)).toBe(false);
       expect(agent.state.errorMessage, JSON.stringify(options)).toMatch(/returned a promise \(or an async iterable\) inside TestScheduler\.run\(\)/);
     }
   });
 
-  it("L12: inside TestScheduler.run a provider returning a promise or an async iterable ends the run with that message, in virtual time", () => {
+  it("L12: inside TestScheduler.run a provider returning a promise or an async iterable ends the run with that message, in virtual time, and run() throws it", () => {
     const providers = [
       async () => [] as never,
       () => (async function* () {})() as never,
@@ -94,10 +98,12 @@ describe("L12: promise tools in virtual time with settleVirtualTime", () => {
     for (const streamFn of providers) {
       const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
       let agent!: Agent;
-      scheduler.run(() => {
-        agent = new Agent({ initialState: { model }, streamFn, scheduler });
-        void agent.prompt("hello");
-      });
+      expect(() =>
+        scheduler.run(() => {
+          agent = new Agent({ initialState: { model }, streamFn, scheduler });
+          void agent.prompt("hello");
+        }),
+      ).toThrow(/returned a promise \(or an async iterable\) inside TestScheduler\.run\(\)/);
       expect(agent.state.isStreaming).toBe(false);
       expect(agent.state.errorMessage).toMatch(/A provider, tool, hook or listener returned a promise \(or an async iterable\) inside TestScheduler\.run\(\)/);
     }
