@@ -1,14 +1,15 @@
 /**
  * When an Observable tool's progress reaches the events (SPEC T1): a value that stands is shown
  * in its own frame, not when the next value arrives; the value completion follows in the same
- * frame is the result only.
+ * frame is the result only. Each run is an rxjs-marbles context (run mode: frame 1 = 1 ms); the
+ * lines are asserted once its virtual time has been flushed.
  */
 import { describe, expect, it } from "vitest";
 import { runAgentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { contextWith, model, textOf, textResult, tool, user } from "../helpers/fixtures.js";
-import { newScheduler } from "../helpers/marbles.js";
+import { marbles } from "../helpers/rxjs-marbles.js";
 
 /** Tool events only, as `u:<text>` for an update and `E:<text>` for the end. */
 function toolEvents(event: AgentEvent): string | undefined {
@@ -17,19 +18,18 @@ function toolEvents(event: AgentEvent): string | undefined {
   return undefined;
 }
 
-/** The tool's events of one run in virtual time, as `"<frame> <label>"` lines. */
+/** The tool's events of one run in virtual time (rxjs-marbles' context), as `"<frame> <label>"` lines. */
 function toolTimeline(results: string, values: Record<string, string>): string[] {
-  const scheduler = newScheduler();
   const lines: string[] = [];
-  scheduler.run(({ cold }) => {
+  marbles((m) => {
     const mapped = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, textResult(v)]));
-    const t = tool("t", () => cold(results, mapped));
+    const t = tool("t", () => m.cold(results, mapped));
     const provider = fauxProvider([{ content: [fauxToolCall("t", {}, "a")] }, { content: "ok" }]);
-    runAgentLoop({ prompts: [user("go")], context: contextWith([t]), config: { model, scheduler }, streamFn: provider }).subscribe((event) => {
+    runAgentLoop({ prompts: [user("go")], context: contextWith([t]), config: { model, scheduler: m.scheduler }, streamFn: provider }).subscribe((event) => {
       const label = toolEvents(event);
-      if (label) lines.push(`${scheduler.now()} ${label}`);
+      if (label) lines.push(`${m.scheduler.now()} ${label}`);
     });
-  });
+  })();
   return lines;
 }
 
@@ -46,20 +46,21 @@ describe("T1: Observable tool progress is delivered when it is emitted", () => {
     expect(toolTimeline("-p 9ms |", { p: "only" })).toEqual(["1 u:only", "11 E:only"]);
   });
 
-  it("T1: an abort in the frame of an emission answers the call once, with nothing after its end", () => {
-    const scheduler = newScheduler();
-    const lines: string[] = [];
-    scheduler.run(({ cold }) => {
+  it(
+    "T1: an abort in the frame of an emission answers the call once, with nothing after its end",
+    marbles((m) => {
+      const lines: string[] = [];
       const controller = new AbortController();
-      const t = tool("t", () => cold("-p 9ms q", { p: textResult("p"), q: textResult("q") }));
+      const t = tool("t", () => m.cold("-p 9ms q", { p: textResult("p"), q: textResult("q") }));
       const provider = fauxProvider([{ content: [fauxToolCall("t", {}, "a")] }, { content: "ok" }]);
-      runAgentLoop({ prompts: [user("go")], context: contextWith([t]), config: { model, scheduler }, streamFn: provider, signal: controller.signal }).subscribe((event) => {
+      runAgentLoop({ prompts: [user("go")], context: contextWith([t]), config: { model, scheduler: m.scheduler }, streamFn: provider, signal: controller.signal }).subscribe((event) => {
         const label = toolEvents(event);
-        if (label) lines.push(`${scheduler.now()} ${label}`);
+        if (label) lines.push(`${m.scheduler.now()} ${label}`);
         // abort in the frame p is emitted, before its zero-delay show runs
-        if (event.type === "tool_execution_start") scheduler.schedule(() => controller.abort(), 1);
+        if (event.type === "tool_execution_start") m.scheduler.schedule(() => controller.abort(), 1);
       });
-    });
-    expect(lines).toEqual(["1 E:Operation aborted"]);
-  });
+      m.flush();
+      expect(lines).toEqual(["1 E:Operation aborted"]);
+    }),
+  );
 });
