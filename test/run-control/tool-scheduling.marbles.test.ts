@@ -2,6 +2,12 @@
  * Tool scheduling (SPEC R3) in virtual time: `maxConcurrency` bounds a parallel batch, calls with
  * the same `concurrencyKey` run one after another in source order, other calls side by side;
  * `tool_execution_end` stays in completion order and the result messages in source order (T4).
+ *
+ * The virtual-time scenarios run in rxjs-marbles' context (`marbles((m) => …)`, TestScheduler run
+ * mode: frame 1 = 1 ms), with `m.scheduler` given to the loop. One test stays on a bare
+ * TestScheduler: "R3 A6 …" drives an Agent whose `prompt()` is a promise with
+ * `settleVirtualTime`, which advances the clock frame by frame across awaits — outside any
+ * `run()`, where rxjs-marbles' context (one synchronous `run()` per test) cannot follow it.
  */
 import { map, Subscriber, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
@@ -11,6 +17,7 @@ import { fauxProvider, fauxToolCall, settleVirtualTime } from "../../src/testing
 import { agentWith } from "../agent/support.js";
 import { committed, contextWith, model, textOf, textResult, tool, user } from "../helpers/fixtures.js";
 import { newScheduler } from "../helpers/marbles.js";
+import { marbles } from "../helpers/rxjs-marbles.js";
 import type { TestScheduler } from "rxjs/testing";
 
 /** A tool whose call `{ ms, key? }` takes `ms` frames; it logs the frame each call starts and ends at. */
@@ -35,16 +42,17 @@ interface Ran {
   texts: Record<string, string>;
 }
 
-/** One batch of `calls` ({ id, ms, key? }) with `config`, in virtual time; what ran when. */
+/** One batch of `calls` ({ id, ms, key? }) with `config`, in virtual time (rxjs-marbles' context); what ran when. */
 function runBatch(calls: { id: string; ms: number; key?: string }[], config: Partial<AgentLoopConfig> = {}, extra: Partial<AgentTool> = {}): Ran {
-  const scheduler = newScheduler();
   const log: string[] = [];
   const events: { frame: number; event: AgentEvent }[] = [];
-  scheduler.run(({ flush }) => {
+  marbles((m) => {
     const provider = fauxProvider([{ content: calls.map((c) => fauxToolCall("work", c.key === undefined ? { ms: c.ms } : { ms: c.ms, key: c.key }, c.id)) }, { content: "done" }]);
-    agentLoop([user("go")], contextWith([timedTool(scheduler, log, extra)]), { model, scheduler, ...config }, undefined, provider).subscribe((event) => events.push({ frame: scheduler.now(), event }));
-    flush();
-  });
+    agentLoop([user("go")], contextWith([timedTool(m.scheduler, log, extra)]), { model, scheduler: m.scheduler, ...config }, undefined, provider).subscribe((event) =>
+      events.push({ frame: m.scheduler.now(), event }),
+    );
+    m.flush();
+  })();
   const all = events.map((e) => e.event);
   return {
     log,
@@ -173,20 +181,20 @@ describe("R3: concurrencyKey", () => {
 });
 
 describe("R3 L10: an unsubscribe while calls wait for a slot", () => {
-  it("R3 L10: the running call is unsubscribed and no waiting call starts", () => {
-    const scheduler = newScheduler();
-    scheduler.run(({ cold, expectSubscriptions }) => {
-      const slow = cold("10ms (r|)", { r: textResult("a") });
+  it(
+    "R3 L10: the running call is unsubscribed and no waiting call starts",
+    marbles((m) => {
+      const slow = m.cold("10ms (r|)", { r: textResult("a") });
       const started: string[] = [];
       const t = tool("work", (id) => (started.push(id), id === "a" ? slow : textResult(id)));
       const provider = fauxProvider([{ content: [fauxToolCall("work", {}, "a"), fauxToolCall("work", {}, "b"), fauxToolCall("work", {}, "c")] }, { content: "done" }]);
-      const subscription = agentLoop([user("go")], contextWith([t]), { model, scheduler, maxConcurrency: 1 }, undefined, provider).subscribe();
-      scheduler.schedule(() => subscription.unsubscribe(), 4);
-      expectSubscriptions(slow.subscriptions).toBe("^---!");
-      scheduler.flush();
+      const subscription = agentLoop([user("go")], contextWith([t]), { model, scheduler: m.scheduler, maxConcurrency: 1 }, undefined, provider).subscribe();
+      m.scheduler.schedule(() => subscription.unsubscribe(), 4);
+      m.expect(slow).toHaveSubscriptions("^---!");
+      m.flush();
       expect(started).toEqual(["a"]);
-    });
-  });
+    }),
+  );
 });
 
 describe("R3 L10: a consumer that leaves inside a synchronous call's progress", () => {
@@ -215,6 +223,7 @@ describe("R3 L10: a consumer that leaves inside a synchronous call's progress", 
 
 describe("R3 A6: a listener that fails on a call's end", () => {
   it("R3 A6: fails the run, and no call waiting for a slot starts after it", async () => {
+    // a bare TestScheduler, not rxjs-marbles: settleVirtualTime drives it across awaits (see the header)
     const scheduler = newScheduler();
     const log: string[] = [];
     const provider = fauxProvider([{ content: ["a", "b", "c"].map((id) => fauxToolCall("work", { ms: 2 }, id)) }, { content: "done" }]);
