@@ -1,7 +1,9 @@
 /**
  * Approvals (SPEC R1) in virtual time: a call waits for its answer at exact frames while the
  * other calls of its batch go on; an approval, a denial, edited arguments, an abort while it
- * waits; and runs without approvals keep pi's event order.
+ * waits; and runs without approvals keep pi's event order. The virtual-time scenarios run in
+ * rxjs-marbles' context (`marbles((m) => …)`, TestScheduler run mode: frame 1 = 1 ms), with
+ * `m.scheduler` given to the loop; the others are synchronous runs.
  */
 import { map, NEVER, type Observable, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
@@ -9,7 +11,8 @@ import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentLoopConfig, AgentTool, ToolApprovalDecision, ToolApprovalRequest, ToolResultMessage } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { agentEnd, collectSync, committed, contextWith, model, textOf, textResult, tool, user } from "../helpers/fixtures.js";
-import { labelsByFrame, newScheduler, timerTool } from "../helpers/marbles.js";
+import { labelsByFrame, timerTool } from "../helpers/marbles.js";
+import { marbles } from "../helpers/rxjs-marbles.js";
 
 const onlyTools = map((labels: string[]) => labels.filter((l) => l.startsWith("tool_")));
 
@@ -23,30 +26,30 @@ function guarded(name: string, frames: number, extra: Partial<AgentTool> = {}): 
 }
 
 describe("R1: a call that needs approval waits; the others go on", () => {
-  it("R1 T4: approved at frame 20: the guarded call runs 20→30 while the free one ran 0→10", () => {
-    const scheduler = newScheduler();
-    scheduler.run(({ cold, expectObservable }) => {
+  it(
+    "R1 T4: approved at frame 20: the guarded call runs 20→30 while the free one ran 0→10",
+    marbles((m) => {
       const requests: ToolApprovalRequest[] = [];
       const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "g"), fauxToolCall("ls", {}, "f")] }, { content: "done" }]);
       const config: AgentLoopConfig = {
         model,
-        scheduler,
+        scheduler: m.scheduler,
         requestApproval: (request) => {
           requests.push(request);
-          return cold<ToolApprovalDecision>("20ms (a|)", { a: { approved: true } });
+          return m.cold<ToolApprovalDecision>("20ms (a|)", { a: { approved: true } });
         },
       };
       const run$ = agentLoop([user("go")], contextWith([guarded("rm", 10), timerTool("ls", 10)]), config, undefined, provider);
-      expectObservable(run$.pipe(labelsByFrame(scheduler, { updates: false }), onlyTools)).toBe("a 9ms b 9ms c 9ms (d|)", {
+      m.expect(run$.pipe(labelsByFrame(m.scheduler, { updates: false }), onlyTools)).toBeObservable("a 9ms b 9ms c 9ms (d|)", {
         a: ["tool_execution_start:g", "tool_approval_request:g", "tool_execution_start:f"],
         b: ["tool_execution_end:f"],
         c: ["tool_approval_end:g:approved"],
         d: ["tool_execution_end:g"],
       });
-      scheduler.flush();
+      m.flush();
       expect(requests).toEqual([{ toolCallId: "g", toolName: "rm", args: {} }]);
-    });
-  });
+    }),
+  );
 
   it("R1 T3: a denial is an error result the model reads; the tool never runs", () => {
     let ran = false;
@@ -119,68 +122,68 @@ describe("R1: a call that needs approval waits; the others go on", () => {
     ]);
   });
 
-  it("R1 R4 L10: an abort while a call waits answers it at once: approval ended 'aborted', the call not started, the wait unsubscribed", () => {
-    const scheduler = newScheduler();
-    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-      const answer = cold<ToolApprovalDecision>("-");
+  it(
+    "R1 R4 L10: an abort while a call waits answers it at once: approval ended 'aborted', the call not started, the wait unsubscribed",
+    marbles((m) => {
+      const answer = m.cold<ToolApprovalDecision>("-");
       const controller = new AbortController();
-      scheduler.schedule(() => controller.abort(), 5);
+      m.scheduler.schedule(() => controller.abort(), 5);
       const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "g"), fauxToolCall("ls", {}, "f")] }, { content: "done" }]);
-      const run$ = agentLoop([user("go")], contextWith([guarded("rm", 10), timerTool("ls", 3)]), { model, scheduler, requestApproval: () => answer }, controller.signal, provider);
+      const run$ = agentLoop([user("go")], contextWith([guarded("rm", 10), timerTool("ls", 3)]), { model, scheduler: m.scheduler, requestApproval: () => answer }, controller.signal, provider);
       const events: AgentEvent[] = [];
-      expectObservable(run$.pipe(map((e) => (events.push(e), e)), labelsByFrame(scheduler, { updates: false }), onlyTools)).toBe("a 2ms b 1ms (c|)", {
+      m.expect(run$.pipe(map((e) => (events.push(e), e)), labelsByFrame(m.scheduler, { updates: false }), onlyTools)).toBeObservable("a 2ms b 1ms (c|)", {
         a: ["tool_execution_start:g", "tool_approval_request:g", "tool_execution_start:f"],
         b: ["tool_execution_end:f"],
         c: ["tool_approval_end:g:aborted", "tool_execution_end:g"],
       });
-      expectSubscriptions(answer.subscriptions).toBe("^----!");
-      scheduler.flush();
+      m.expect(answer).toHaveSubscriptions("^----!");
+      m.flush();
       const end = events.find((e) => e.type === "tool_execution_end" && e.toolCallId === "g") as Extract<AgentEvent, { type: "tool_execution_end" }>;
       expect(end.cancellation).toBe("not_started");
       expect(agentEnd(events).cancellation).toEqual([{ toolCallId: "g", toolName: "rm", status: "not_started" }]);
-    });
-  });
+    }),
+  );
 
-  it("R1 R3: a call waiting for approval holds no slot: with maxConcurrency 1 the others run meanwhile", () => {
-    const scheduler = newScheduler();
-    scheduler.run(({ cold, expectObservable }) => {
+  it(
+    "R1 R3: a call waiting for approval holds no slot: with maxConcurrency 1 the others run meanwhile",
+    marbles((m) => {
       const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "g"), fauxToolCall("ls", {}, "a"), fauxToolCall("ls", {}, "b")] }, { content: "done" }]);
       const run$ = agentLoop(
         [user("go")],
         contextWith([guarded("rm", 5), timerTool("ls", 4)]),
-        { model, scheduler, maxConcurrency: 1, requestApproval: () => cold<ToolApprovalDecision>("6ms (a|)", { a: { approved: true } }) },
+        { model, scheduler: m.scheduler, maxConcurrency: 1, requestApproval: () => m.cold<ToolApprovalDecision>("6ms (a|)", { a: { approved: true } }) },
         undefined,
         provider,
       );
       // a 0→4, b 4→8 (the slot), the answer at 6, g 8→13 once b frees the slot.
-      expectObservable(run$.pipe(labelsByFrame(scheduler, { updates: false }), onlyTools)).toBe("a 3ms b 1ms c 1ms d 4ms (e|)", {
+      m.expect(run$.pipe(labelsByFrame(m.scheduler, { updates: false }), onlyTools)).toBeObservable("a 3ms b 1ms c 1ms d 4ms (e|)", {
         a: ["tool_execution_start:g", "tool_approval_request:g", "tool_execution_start:a", "tool_execution_start:b"],
         b: ["tool_execution_end:a"],
         c: ["tool_approval_end:g:approved"],
         d: ["tool_execution_end:b"],
         e: ["tool_execution_end:g"],
       });
-    });
-  });
+    }),
+  );
 
-  it("R1 T4: sequential mode waits for the approval in place, then goes on", () => {
-    const scheduler = newScheduler();
-    scheduler.run(({ cold, expectObservable }) => {
+  it(
+    "R1 T4: sequential mode waits for the approval in place, then goes on",
+    marbles((m) => {
       const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "g"), fauxToolCall("ls", {}, "f")] }, { content: "done" }]);
       const run$ = agentLoop(
         [user("go")],
         contextWith([guarded("rm", 2), timerTool("ls", 2)]),
-        { model, scheduler, toolExecution: "sequential", requestApproval: () => cold<ToolApprovalDecision>("3ms (a|)", { a: { approved: false } }) },
+        { model, scheduler: m.scheduler, toolExecution: "sequential", requestApproval: () => m.cold<ToolApprovalDecision>("3ms (a|)", { a: { approved: false } }) },
         undefined,
         provider,
       );
-      expectObservable(run$.pipe(labelsByFrame(scheduler, { updates: false }), onlyTools)).toBe("a 2ms b 1ms (c|)", {
+      m.expect(run$.pipe(labelsByFrame(m.scheduler, { updates: false }), onlyTools)).toBeObservable("a 2ms b 1ms (c|)", {
         a: ["tool_execution_start:g", "tool_approval_request:g"],
         b: ["tool_approval_end:g:denied", "tool_execution_end:g", "tool_execution_start:f"],
         c: ["tool_execution_end:f"],
       });
-    });
-  });
+    }),
+  );
 
   it("R1 L2: a run whose tools need no approval has pi's events exactly (no approval events, same order)", () => {
     const provider = () => fauxProvider([{ content: [fauxToolCall("ls", {}, "1"), fauxToolCall("ls", {}, "2")] }, { content: "ok" }]);
@@ -194,66 +197,66 @@ describe("R1: a call that needs approval waits; the others go on", () => {
 });
 
 describe("R1: a tool that never answers", () => {
-  it("R1 L10: an unsubscribe while a call waits tears the wait down and emits nothing more", () => {
-    const scheduler = newScheduler();
-    scheduler.run(({ cold, expectSubscriptions }) => {
-      const answer = cold<ToolApprovalDecision>("-");
+  it(
+    "R1 L10: an unsubscribe while a call waits tears the wait down and emits nothing more",
+    marbles((m) => {
+      const answer = m.cold<ToolApprovalDecision>("-");
       const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "g")] }, { content: "done" }]);
       const events: AgentEvent[] = [];
-      const subscription = agentLoop([user("go")], contextWith([guarded("rm", 1)]), { model, scheduler, requestApproval: () => answer }, undefined, provider).subscribe((e) => events.push(e));
-      scheduler.schedule(() => subscription.unsubscribe(), 7);
-      expectSubscriptions(answer.subscriptions).toBe("^------!");
-      scheduler.flush();
+      const subscription = agentLoop([user("go")], contextWith([guarded("rm", 1)]), { model, scheduler: m.scheduler, requestApproval: () => answer }, undefined, provider).subscribe((e) => events.push(e));
+      m.scheduler.schedule(() => subscription.unsubscribe(), 7);
+      m.expect(answer).toHaveSubscriptions("^------!");
+      m.flush();
       expect(events.at(-1)!.type).toBe("tool_approval_request");
-    });
-  });
+    }),
+  );
 });
 
 describe("R1: a needsApproval that answers later", () => {
-  it("R1 T3: a needsApproval Observable that errors at frame 4: an error result then, nobody asked; the next call's preflight waited for it", () => {
-    const scheduler = newScheduler();
-    scheduler.run(({ cold, expectObservable }) => {
+  it(
+    "R1 T3: a needsApproval Observable that errors at frame 4: an error result then, nobody asked; the next call's preflight waited for it",
+    marbles((m) => {
       const asked: string[] = [];
-      const rule = cold<boolean>("4ms #", undefined, new Error("policy store offline"));
+      const rule = m.cold<boolean>("4ms #", undefined, new Error("policy store offline"));
       const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "g"), fauxToolCall("ls", {}, "f")] }, { content: "done" }]);
       const tools = [timerTool("rm", 1, "rm", { needsApproval: () => rule }), timerTool("ls", 2)];
       const events: AgentEvent[] = [];
-      const run$ = agentLoop([user("go")], contextWith(tools), { model, scheduler, requestApproval: (r) => (asked.push(r.toolCallId), { approved: true }) }, undefined, provider);
-      expectObservable(run$.pipe(map((e) => (events.push(e), e)), labelsByFrame(scheduler, { updates: false }), onlyTools)).toBe("a 3ms b 1ms (c|)", {
+      const run$ = agentLoop([user("go")], contextWith(tools), { model, scheduler: m.scheduler, requestApproval: (r) => (asked.push(r.toolCallId), { approved: true }) }, undefined, provider);
+      m.expect(run$.pipe(map((e) => (events.push(e), e)), labelsByFrame(m.scheduler, { updates: false }), onlyTools)).toBeObservable("a 3ms b 1ms (c|)", {
         a: ["tool_execution_start:g"],
         b: ["tool_execution_end:g", "tool_execution_start:f"],
         c: ["tool_execution_end:f"],
       });
-      scheduler.flush();
+      m.flush();
       expect(asked).toEqual([]);
       expect(results(events)).toEqual([
         ["g", true, 'needsApproval of tool "rm" failed: policy store offline'],
         ["f", false, "ls"],
       ]);
-    });
-  });
+    }),
+  );
 
   it("R1 R4 L10: an abort at frame 2 while needsApproval decides (it would say yes at 6, or never): the call ends not started at 2, the rule unsubscribed, nobody asked", () => {
     for (const ruleMarbles of ["6ms (a|)", "-"]) {
-      const scheduler = newScheduler();
-      scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      // one rxjs-marbles context (a fresh TestScheduler) per rule
+      marbles((m) => {
         const asked: string[] = [];
         const controller = new AbortController();
-        scheduler.schedule(() => controller.abort(), 2);
-        const rule = cold<boolean>(ruleMarbles, { a: true });
+        m.scheduler.schedule(() => controller.abort(), 2);
+        const rule = m.cold<boolean>(ruleMarbles, { a: true });
         const provider = fauxProvider([{ content: [fauxToolCall("rm", {}, "g")] }, { content: "done" }]);
         const tools = [timerTool("rm", 1, "rm", { needsApproval: () => rule })];
         const events: AgentEvent[] = [];
-        const run$ = agentLoop([user("go")], contextWith(tools), { model, scheduler, requestApproval: (r) => (asked.push(r.toolCallId), { approved: true }) }, controller.signal, provider);
-        expectObservable(run$.pipe(map((e) => (events.push(e), e)), labelsByFrame(scheduler, { updates: false }), onlyTools)).toBe("a 1ms (b|)", {
+        const run$ = agentLoop([user("go")], contextWith(tools), { model, scheduler: m.scheduler, requestApproval: (r) => (asked.push(r.toolCallId), { approved: true }) }, controller.signal, provider);
+        m.expect(run$.pipe(map((e) => (events.push(e), e)), labelsByFrame(m.scheduler, { updates: false }), onlyTools)).toBeObservable("a 1ms (b|)", {
           a: ["tool_execution_start:g"],
           b: ["tool_execution_end:g"],
         });
-        expectSubscriptions(rule.subscriptions).toBe("^-!");
-        scheduler.flush();
+        m.expect(rule).toHaveSubscriptions("^-!");
+        m.flush();
         expect(asked).toEqual([]);
         expect(events.find((e) => e.type === "tool_execution_end")).toMatchObject({ toolCallId: "g", cancellation: "not_started" });
-      });
+      })();
     }
   });
 });
