@@ -16,49 +16,49 @@ import type { AgentSession } from "./session-port.js";
 
 /** Options of `new Agent(...)`, named as in pi-agent-core (SPEC A1); the hooks are {@link LOOP_HOOKS}. */
 export interface AgentOptions extends LoopHooks {
-  initialState?: AgentInitialState;
+  initialState?: AgentInitialState | undefined;
   /** The provider. Required before the first run. */
-  streamFn?: StreamFn;
-  steeringMode?: QueueMode;
-  followUpMode?: QueueMode;
-  toolExecution?: ToolExecutionMode;
-  sessionId?: string;
-  thinkingBudgets?: ThinkingBudgets;
+  streamFn?: StreamFn | undefined;
+  steeringMode?: QueueMode | undefined;
+  followUpMode?: QueueMode | undefined;
+  toolExecution?: ToolExecutionMode | undefined;
+  sessionId?: string | undefined;
+  thinkingBudgets?: ThinkingBudgets | undefined;
   /** Sampling temperature, sent with every request. */
-  temperature?: number;
+  temperature?: number | undefined;
   /** The most tokens one response may have, sent with every request. */
-  maxTokens?: number;
+  maxTokens?: number | undefined;
   /**
    * Any other option of the provider (`headers`, `apiKey`, options of its own), sent with every
    * request. `temperature`, `maxTokens` and the Agent's own settings win over keys here; the
    * loop's keys (hooks, `validator`, ...), `reasoning` (set `thinkingLevel`) and `scheduler` are
    * ignored.
    */
-  providerOptions?: Record<string, unknown>;
+  providerOptions?: Record<string, unknown> | undefined;
   /**
    * Checks tool arguments for tools without a validator of their own (SPEC T2). The Agent of
    * `rxagent` defaults to ajv; the one of `rxagent/core` has no default.
    */
-  validator?: ArgumentValidator;
+  validator?: ArgumentValidator | undefined;
   /** Clock and scheduler of the runs; pass a `TestScheduler` in marble tests. */
-  scheduler?: SchedulerLike;
+  scheduler?: SchedulerLike | undefined;
   /** Budgets and breakers of every run (SPEC R2). */
-  limits?: RunLimits;
+  limits?: RunLimits | undefined;
   /**
    * Approvals, limits and scheduling (SPEC R1–R3). The Agent of `rxagent` has it always; with
    * the one of `rxagent/core`, pass `runControl` to use `limits`, `maxConcurrency`, or tools with
    * `needsApproval` or `concurrencyKey`.
    */
-  runControl?: RunControl;
+  runControl?: RunControl | undefined;
   /** The most calls of a parallel batch that execute at once (SPEC R3). */
-  maxConcurrency?: number;
+  maxConcurrency?: number | undefined;
   /** How long an aborted run waits for a promise tool that has not settled (SPEC R4). */
-  abortGraceMs?: number;
+  abortGraceMs?: number | undefined;
   /**
    * Keeps the Agent's transcript, queues and runs in a session journal (SPEC S1–S6), so a
    * reload, a crash or a deploy loses nothing committed: `agentSession({ store, id })` from
    * `rxagent/session`. Call `resume()` before the first prompt: it loads the session (a new one
    * is created) and finishes what a stopped process left open.
    */
-  session?: AgentSession;
+  session?: AgentSession | undefined;
 }

@@ -68,10 +68,10 @@ export interface AgentStateSnapshot {
 
 /** The initial state an `Agent` is created with. */
 export interface AgentInitialState {
-  systemPrompt?: string;
+  systemPrompt?: string | undefined;
   /** Without one, pi's placeholder `"unknown"` (SPEC A8): a provider that needs a real id fails the request saying so. */
-  model?: Model;
-  thinkingLevel?: ThinkingLevel;
-  tools?: AgentTool[];
-  messages?: AgentMessage[];
+  model?: Model | undefined;
+  thinkingLevel?: ThinkingLevel | undefined;
+  tools?: AgentTool[] | undefined;
+  messages?: AgentMessage[] | undefined;
 }

@@ -37,14 +37,14 @@ export interface PrepareRequestContext {
 
 /** Replacements for this and later requests of the run. */
 export interface AgentRequestUpdate {
-  context?: AgentContext;
-  model?: Model;
-  thinkingLevel?: ThinkingLevel;
+  context?: AgentContext | undefined;
+  model?: Model | undefined;
+  thinkingLevel?: ThinkingLevel | undefined;
 }
 
 /** Replacements before the next turn, plus messages to append to it. */
 export interface AgentLoopTurnUpdate extends AgentRequestUpdate {
-  messages?: AgentMessage[];
+  messages?: AgentMessage[] | undefined;
 }
 /**
  * Configuration of one run of the loop. Besides the hooks, every field of
@@ -56,82 +56,82 @@ export interface AgentLoopConfig extends ToolHooks, ProviderOptions {
    * App messages → model messages, before every request (SPEC M2). Defaults to keeping the
    * four model roles, memoized over the append-only transcript (SPEC L4b).
    */
-  convertToLlm?: (messages: AgentMessage[]) => MaybeAsync<Message[]>;
+  convertToLlm?: ((messages: AgentMessage[]) => MaybeAsync<Message[]>) | undefined;
   /** Rewrites the app-level view before `convertToLlm` (pruning, injection). */
-  transformContext?: (messages: AgentMessage[], signal: AbortSignal) => MaybeAsync<AgentMessage[]>;
+  transformContext?: ((messages: AgentMessage[], signal: AbortSignal) => MaybeAsync<AgentMessage[]>) | undefined;
   /** An API key per request, for expiring tokens. */
-  getApiKey?: (provider: string) => MaybeAsync<string | undefined>;
+  getApiKey?: ((provider: string) => MaybeAsync<string | undefined>) | undefined;
   /** Steering: polled at run start, after each turn, and after `prepareNextTurn` (SPEC L7). */
-  getSteeringMessages?: () => MaybeAsync<AgentMessage[]>;
+  getSteeringMessages?: (() => MaybeAsync<AgentMessage[]>) | undefined;
   /** Follow-up: polled only when the run would otherwise stop (SPEC L7). */
-  getFollowUpMessages?: () => MaybeAsync<AgentMessage[]>;
+  getFollowUpMessages?: (() => MaybeAsync<AgentMessage[]>) | undefined;
   /**
    * Steering as a stream (Q1): the run subscribes at its start, buffers what arrives and takes
    * from the buffer at the steering poll points, `steeringMode` messages at a time. Not with
    * `getSteeringMessages`.
    */
-  steering$?: Observable<AgentMessage>;
+  steering$?: Observable<AgentMessage> | undefined;
   /** Follow-up as a stream (Q1), taken where follow-up is polled. Not with `getFollowUpMessages`. */
-  followUp$?: Observable<AgentMessage>;
+  followUp$?: Observable<AgentMessage> | undefined;
   /** How a poll drains `steering$`: the oldest message (default) or all of them. */
-  steeringMode?: QueueMode;
+  steeringMode?: QueueMode | undefined;
   /** How a poll drains `followUp$`: the oldest message (default) or all of them. */
-  followUpMode?: QueueMode;
+  followUpMode?: QueueMode | undefined;
   /** Default `parallel` (SPEC T4). */
-  toolExecution?: ToolExecutionMode;
+  toolExecution?: ToolExecutionMode | undefined;
   /** The most calls of a parallel batch that execute at once (SPEC R3); unbounded when absent. */
-  maxConcurrency?: number;
+  maxConcurrency?: number | undefined;
   /**
    * Answers the calls that need approval (SPEC R1): called once per such call, with the run's
    * signal; the call waits for the decision (a value, a promise, or an Observable's last value)
    * while the other calls of its batch go on. The `Agent` answers with `approve()` / `deny()`.
    * A call that needs approval in a run without this gets an error result.
    */
-  requestApproval?: (request: ToolApprovalRequest, signal: AbortSignal) => MaybeAsync<ToolApprovalDecision>;
+  requestApproval?: ((request: ToolApprovalRequest, signal: AbortSignal) => MaybeAsync<ToolApprovalDecision>) | undefined;
   /** Budgets and breakers (SPEC R2). */
-  limits?: RunLimits;
+  limits?: RunLimits | undefined;
   /**
    * Approvals, limits and scheduling (SPEC R1–R3): `agentLoop` of `rxagent` has it always; for
    * `rxagent/core`'s, pass `runControl` to use `limits`, `maxConcurrency`, `requestApproval`, or
    * tools with `needsApproval` or `concurrencyKey` (without it they are refused at call time).
    */
-  runControl?: RunControl;
+  runControl?: RunControl | undefined;
   /**
    * Told the moment a limit ends the run (SPEC R2), before `agent_end`: with the time limit as
    * the run is aborted, with the others after the turn. The `Agent` journals it.
    */
-  onLimitReached?: (limit: LimitReached) => void;
+  onLimitReached?: ((limit: LimitReached) => void) | undefined;
   /**
    * Whether the poll callbacks (`getSteeringMessages`, `getFollowUpMessages`) have messages
    * waiting, without taking them: a run a budget ends then says so in `agent_end.limit` although
    * it had no tool calls (SPEC R2). The `Agent` passes its own.
    */
-  hasQueuedMessages?: () => boolean;
+  hasQueuedMessages?: (() => boolean) | undefined;
   /**
    * After an abort, how long a promise tool that has not settled is waited for (ms on the loop's
    * scheduler) before its call is answered "Operation aborted" and reported `ignored` (SPEC R4).
    * Absent: the run waits for it, as pi does.
    */
-  abortGraceMs?: number;
+  abortGraceMs?: number | undefined;
   /**
    * Checks tool arguments (SPEC T2) for tools without a `validator` of their own. Default
    * `ajvValidator`; `interpretingValidator` or `precompiledValidator` under a strict CSP.
    */
-  validator?: ArgumentValidator;
+  validator?: ArgumentValidator | undefined;
   /** Before every request, pending messages already appended. */
-  prepareRequest?: (request: PrepareRequestContext, signal: AbortSignal) => MaybeAsync<AgentRequestUpdate | undefined | void>;
+  prepareRequest?: ((request: PrepareRequestContext, signal: AbortSignal) => MaybeAsync<AgentRequestUpdate | undefined | void>) | undefined;
   /** After `turn_end` when the run goes on, before the next `turn_start`. */
-  prepareNextTurn?: (turn: AgentTurnContext, signal: AbortSignal) => MaybeAsync<AgentLoopTurnUpdate | undefined | void>;
+  prepareNextTurn?: ((turn: AgentTurnContext, signal: AbortSignal) => MaybeAsync<AgentLoopTurnUpdate | undefined | void>) | undefined;
   /**
    * After a turn's tool results, before `turn_end` (SPEC L6, L8): `{ action: "end" }` ends the run,
    * `{ action: "continue" }` asks the model once more if nothing else does; any other value is no decision.
    */
-  finishTurn?: (turn: AgentTurnContext, signal: AbortSignal) => MaybeAsync<AgentTurnDecision | undefined | void>;
+  finishTurn?: ((turn: AgentTurnContext, signal: AbortSignal) => MaybeAsync<AgentTurnDecision | undefined | void>) | undefined;
   /**
    * Clock for timestamps and durations, and the scheduler handed to providers. Pass the
    * `TestScheduler` in marble tests for deterministic timestamps.
    */
-  scheduler?: SchedulerLike;
+  scheduler?: SchedulerLike | undefined;
 }
 
 

@@ -31,18 +31,18 @@ export interface McpLimits {
    * numbers, booleans and nulls, and one per value. A larger one becomes an error result that
    * names the limit. Default {@link DEFAULT_MAX_RESULT_BYTES} (1 MiB).
    */
-  maxResultBytes?: number;
+  maxResultBytes?: number | undefined;
   /**
    * The deepest nesting of objects and arrays a tool result may have (the result object is
    * level 1); a deeper one becomes an error result. Default {@link DEFAULT_MAX_RESULT_DEPTH} (64).
    */
-  maxResultDepth?: number;
+  maxResultDepth?: number | undefined;
   /** The most content blocks a result may have; more becomes an error result. Default {@link DEFAULT_MAX_CONTENT_BLOCKS}. */
-  maxContentBlocks?: number;
+  maxContentBlocks?: number | undefined;
   /** The most pages of `tools/list` one listing follows; a server still paging after them fails the listing. Default {@link DEFAULT_MAX_LIST_PAGES}. */
-  maxListPages?: number;
+  maxListPages?: number | undefined;
   /** The most tools a listing may hold; more fails the listing. Default {@link DEFAULT_MAX_TOOLS}. */
-  maxTools?: number;
+  maxTools?: number | undefined;
 }
 
 const LIMIT_NAMES = ["maxResultBytes", "maxResultDepth", "maxContentBlocks", "maxListPages", "maxTools"] as const;

@@ -22,24 +22,24 @@ import { uniqueToolNames } from "./tool-name.js";
  */
 export interface McpConnectOptions extends McpToolOptions, McpLimits {
   /** The server's name in tool details and error texts. Default: the name the server reports. */
-  name?: string;
+  name?: string | undefined;
   /** How the client introduces itself. Default `{ name: "rxagent", version: "0.1.0" }`. */
-  clientInfo?: Implementation;
+  clientInfo?: Implementation | undefined;
   /** Capabilities the client declares (e.g. `roots`); default none. */
-  capabilities?: ClientCapabilities;
+  capabilities?: ClientCapabilities | undefined;
   /**
    * Any other SDK client option (`jsonSchemaValidator` for a strict CSP, …). Not
    * `listChanged.tools`: the SDK would register it in place of the handler `tools$` follows
    * (subscribe to `tools$` instead); a connect given one rejects with a `TypeError`.
    */
-  clientOptions?: Omit<ClientOptions, "capabilities" | "listChanged"> & { listChanged?: Omit<ListChangedHandlers, "tools"> };
+  clientOptions?: Omit<ClientOptions, "capabilities" | "listChanged"> & { listChanged?: Omit<ListChangedHandlers, "tools"> | undefined } | undefined;
   /** How long the handshake may take. Default 60 000 ms (the SDK's). */
-  connectTimeoutMs?: number;
+  connectTimeoutMs?: number | undefined;
   /**
    * How long `close()` waits for the server's goodbye (an HTTP session's `DELETE`) before it
    * closes the client anyway. Default {@link DEFAULT_CLOSE_TIMEOUT_MS}.
    */
-  closeTimeoutMs?: number;
+  closeTimeoutMs?: number | undefined;
 }
 
 /** How long `close()` waits for the server to confirm the end of its session, by default. */

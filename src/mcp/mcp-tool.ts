@@ -38,18 +38,18 @@ export interface McpToolOptions extends Pick<McpLimits, "maxResultBytes" | "maxR
    * Put before every tool name, e.g. `"fs_"`: keeps two servers' `search` apart, and the
    * server's tools apart from the app's own. Default none.
    */
-  prefix?: string;
+  prefix?: string | undefined;
   /**
    * How long a call may go without an answer before it fails with an error result (the request
    * is cancelled on the server). Default 60 000 ms, the SDK's.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** A progress notification restarts the timeout: a call that reports progress is alive. Default `true`. */
-  resetTimeoutOnProgress?: boolean;
+  resetTimeoutOnProgress?: boolean | undefined;
   /** The longest a call may take, progress or not. Default none. */
-  maxTotalTimeoutMs?: number;
+  maxTotalTimeoutMs?: number | undefined;
   /** How `structuredContent` reaches the model (see `mcpToolResult`). Default `"auto"`. */
-  structuredContent?: StructuredContentMode;
+  structuredContent?: StructuredContentMode | undefined;
   /**
    * The validator the Agent checks arguments with (default ajv, as the Agent of `rxagent`). Each
    * tool's schema is compiled with it when the tools are listed; a schema it still cannot check
@@ -59,9 +59,9 @@ export interface McpToolOptions extends Pick<McpLimits, "maxResultBytes" | "maxR
    * code generation is refused) decides nothing: the tool gets no validator of its own, the
    * Agent's checks it, and `mcp.checkedBy` is `"agent"`.
    */
-  validator?: ArgumentValidator;
+  validator?: ArgumentValidator | undefined;
   /** Which of the server's tools to offer. Default all (except those that require MCP tasks). */
-  filter?: (tool: McpToolDefinition) => boolean;
+  filter?: ((tool: McpToolDefinition) => boolean) | undefined;
 }
 
 /** Where the tool came from. */
@@ -171,12 +171,12 @@ export function mcpAgentTool(
   client: McpToolCaller,
   definition: McpToolDefinition,
   options: McpToolOptions & {
-    server?: string;
-    name?: string;
+    server?: string | undefined;
+    name?: string | undefined;
     /** Whether the app closed the connection (for the text of a call it cut short). @internal */
-    closedByApp?: () => boolean;
+    closedByApp?: (() => boolean) | undefined;
     /** Credentials the connection holds, kept out of a failed call's text. @internal */
-    secrets?: readonly string[];
+    secrets?: readonly string[] | undefined;
   } = {},
 ): McpAgentTool {
   const server = options.server ?? "mcp";

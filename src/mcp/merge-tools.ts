@@ -23,7 +23,7 @@ export interface ToolCollision {
 /** Options of {@link mergeTools}. */
 export interface MergeToolsOptions {
   /** Called for each tool left out. Default: `console.warn` with the message. */
-  onCollision?: (collision: ToolCollision) => void;
+  onCollision?: ((collision: ToolCollision) => void) | undefined;
 }
 
 type ToolList = readonly AgentTool[];

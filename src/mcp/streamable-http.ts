@@ -14,7 +14,7 @@ import { McpConnection, mcpClient, type McpConnectOptions } from "./mcp-connecti
  * request's POST gets its own abort signal, so a cancelled call's response stream is closed.
  */
 export interface McpHttpOptions extends McpConnectOptions {
-  transport?: StreamableHTTPClientTransportOptions;
+  transport?: StreamableHTTPClientTransportOptions | undefined;
 }
 
 /** The page's address, to resolve a relative URL against; none outside a page (Deno without `--location` throws on reading it). */

@@ -61,11 +61,11 @@ export interface McpResultDetails {
 /** Options of {@link mcpToolResult}. */
 export interface McpToolResultOptions {
   /** Default `"auto"`. */
-  structuredContent?: StructuredContentMode;
+  structuredContent?: StructuredContentMode | undefined;
   /** Put in `details.server`. */
-  server?: string;
+  server?: string | undefined;
   /** Put in `details.tool`. */
-  tool?: string;
+  tool?: string | undefined;
 }
 
 /** What {@link mcpToolResult} reads: a `CallToolResult`, or anything a server sent in its place. */

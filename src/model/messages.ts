@@ -152,10 +152,10 @@ export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhi
 
 /** Token budgets per thinking level, for providers that take a budget. */
 export interface ThinkingBudgets {
-  minimal?: number;
-  low?: number;
-  medium?: number;
-  high?: number;
+  minimal?: number | undefined;
+  low?: number | undefined;
+  medium?: number | undefined;
+  high?: number | undefined;
 }
 
 /**
@@ -166,9 +166,9 @@ export interface Model {
   id: string;
   api: string;
   provider: string;
-  name?: string;
-  baseUrl?: string;
-  reasoning?: boolean;
+  name?: string | undefined;
+  baseUrl?: string | undefined;
+  reasoning?: boolean | undefined;
   [key: string]: unknown;
 }
 
@@ -184,22 +184,22 @@ export interface LlmContext {
 /** Provider settings that the loop config carries and passes on to every request. */
 export interface ProviderOptions {
   /** From `getApiKey(provider)` per request, else the configured `apiKey`. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Requested reasoning effort; absent when thinking is off. */
-  reasoning?: Exclude<ThinkingLevel, "off">;
-  sessionId?: string;
-  thinkingBudgets?: ThinkingBudgets;
-  maxTokens?: number;
-  temperature?: number;
-  headers?: Record<string, string>;
+  reasoning?: Exclude<ThinkingLevel, "off"> | undefined;
+  sessionId?: string | undefined;
+  thinkingBudgets?: ThinkingBudgets | undefined;
+  maxTokens?: number | undefined;
+  temperature?: number | undefined;
+  headers?: Record<string, string> | undefined;
   /** The loop's scheduler, for providers and wrappers that wait (retries, scripted pacing). */
-  scheduler?: SchedulerLike;
+  scheduler?: SchedulerLike | undefined;
 }
 
 /** Options the loop hands to a `StreamFn` on every request (SPEC M3). */
 export interface StreamOptions extends ProviderOptions {
   /** Fires on `agent.abort()`, on the loop's `signal`, and when the run is unsubscribed. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   [key: string]: unknown;
 }
 

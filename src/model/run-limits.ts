@@ -19,25 +19,25 @@ import type { LimitReached, RunLimitName } from "./types.js";
  */
 export interface RunLimits {
   /** Model requests per run. */
-  maxTurns?: number;
+  maxTurns?: number | undefined;
   /** Tool calls per run, counted in the order the model gave them as they pass preflight. */
-  maxToolCalls?: number;
+  maxToolCalls?: number | undefined;
   /** `usage.totalTokens` of the run's assistant messages. */
-  maxTokens?: number;
+  maxTokens?: number | undefined;
   /** `usage.cost.total` of the run's assistant messages. */
-  maxCost?: number;
+  maxCost?: number | undefined;
   /** The whole run, in ms on the loop's scheduler; reaching it aborts the run (SPEC L10). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Each tool call, in ms on the loop's scheduler (a tool's own `timeoutMs` wins); the model reads the timeout. */
-  toolTimeoutMs?: number;
+  toolTimeoutMs?: number | undefined;
   /** The same tool with the same arguments this many times in a row: that call does not run. */
-  maxRepeatedCalls?: number;
+  maxRepeatedCalls?: number | undefined;
   /**
    * What a call over `maxToolCalls` or `maxRepeatedCalls` does: `"end"` (the default) answers it
    * and every later call of its batch with an error result and ends the run after the turn;
    * `"tell"` answers it with an error result the model reads, and the run goes on.
    */
-  onLimit?: "end" | "tell";
+  onLimit?: "end" | "tell" | undefined;
 }
 
 const NUMERIC = ["maxTurns", "maxToolCalls", "maxTokens", "maxCost", "timeoutMs", "toolTimeoutMs", "maxRepeatedCalls"] as const;

@@ -13,7 +13,7 @@ import type { ArgumentValidator } from "./argument-validator.js";
 /** What the loop reads and appends to. `tools` are the executable tools of this run. */
 export interface AgentContext {
   messages: AgentMessage[];
-  tools?: AgentTool[];
+  tools?: AgentTool[] | undefined;
 }
 
 /** How the tool calls of one assistant message run. */
@@ -24,12 +24,12 @@ export interface AgentToolResult<TDetails = any> {
   /** What the model sees. */
   content: (TextContent | ImageContent)[];
   /** Anything for logs and UIs; not sent to the model. */
-  details?: TDetails;
+  details?: TDetails | undefined;
   /** Report a failure without throwing: the model sees `content` as an error result. */
-  isError?: boolean;
+  isError?: boolean | undefined;
   /** Asks the loop to stop after this batch; honoured only when every result in it asks (SPEC L6). */
-  terminate?: boolean;
-  usage?: Usage;
+  terminate?: boolean | undefined;
+  usage?: Usage | undefined;
 }
 
 /** Called by a tool to report progress; each call becomes a `tool_execution_update`. */
@@ -55,30 +55,30 @@ export interface AgentTool<TParams = any, TDetails = any> extends Tool<object> {
   /** Human-readable name for UIs. */
   label: string;
   /** Rewrites raw arguments before validation (compatibility shims). */
-  prepareArguments?: (args: unknown) => unknown;
+  prepareArguments?: ((args: unknown) => unknown) | undefined;
   /** Checks this tool's arguments, overriding the Agent's or loop's `validator`. */
-  validator?: ArgumentValidator;
+  validator?: ArgumentValidator | undefined;
   /** `sequential` makes any batch that contains this tool run one call at a time. */
-  executionMode?: ToolExecutionMode;
+  executionMode?: ToolExecutionMode | undefined;
   /**
    * What a resumed session does with a call of this tool that a stopped process had started
    * (SPEC S5): `"safe"` runs it again (it is idempotent, or reads only); `"never"`, the default,
    * answers it with an error result the model can read, so a side effect is not repeated.
    */
-  replay?: "never" | "safe";
+  replay?: "never" | "safe" | undefined;
   /**
    * Whether a call waits for a human first (SPEC R1): `true`, or a function of the validated
    * arguments deciding per call (a value keeps the loop synchronous, a promise or Observable is
    * awaited). While it waits, the other calls of the batch go on.
    */
-  needsApproval?: boolean | ((args: TParams, context: ToolApprovalContext) => MaybeAsync<boolean>);
+  needsApproval?: boolean | ((args: TParams, context: ToolApprovalContext) => MaybeAsync<boolean>) | undefined;
   /**
    * Calls with the same key run one after another, in the order the model gave them; calls
    * with different keys (or none) run side by side (SPEC R3). E.g. the path a call writes.
    */
-  concurrencyKey?: (args: TParams) => string | undefined;
+  concurrencyKey?: ((args: TParams) => string | undefined) | undefined;
   /** Longest a call may run, in ms on the loop's scheduler; overrides the run's `limits.toolTimeoutMs` (SPEC R2). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   execute: (
     toolCallId: string,
     params: TParams,
@@ -98,11 +98,11 @@ export interface BeforeToolCallContext {
 
 /** Return `{ block: true }` to stop a call; `reason` is what the model reads. */
 export interface BeforeToolCallResult {
-  block?: boolean;
-  reason?: string;
-  terminate?: boolean;
+  block?: boolean | undefined;
+  reason?: string | undefined;
+  terminate?: boolean | undefined;
   /** Make this call wait for a human's approval (SPEC R1), as the tool's `needsApproval` would. */
-  needsApproval?: boolean;
+  needsApproval?: boolean | undefined;
 }
 
 /** What a tool's `needsApproval` function sees besides the arguments. */
@@ -126,7 +126,7 @@ export interface ToolApprovalRequest {
  * The answer to a {@link ToolApprovalRequest}: approved (optionally with edited arguments, which
  * are validated again), or denied with the reason the model reads.
  */
-export type ToolApprovalDecision = { approved: true; args?: unknown } | { approved: false; reason?: string };
+export type ToolApprovalDecision = { approved: true; args?: unknown } | { approved: false; reason?: string | undefined };
 
 /**
  * What became of a call when its run was aborted (SPEC R4): never executed (still preflighting,
@@ -144,11 +144,11 @@ export interface AfterToolCallContext extends BeforeToolCallContext {
 
 /** Field-by-field override of an executed result; omitted fields keep their values. */
 export interface AfterToolCallResult {
-  content?: (TextContent | ImageContent)[];
+  content?: (TextContent | ImageContent)[] | undefined;
   details?: unknown;
-  isError?: boolean;
-  terminate?: boolean;
-  usage?: Usage;
+  isError?: boolean | undefined;
+  terminate?: boolean | undefined;
+  usage?: Usage | undefined;
 }
 
 /** The outcome of one tool call after every hook ran (see `runToolCall`). */
@@ -165,7 +165,7 @@ export interface ToolCallOutcome {
 /** The tool hooks, shared by the loop and `runToolCall`. */
 export interface ToolHooks {
   /** After validation, before execution; may block (SPEC T2). */
-  beforeToolCall?: (context: BeforeToolCallContext, signal: AbortSignal) => MaybeAsync<BeforeToolCallResult | undefined | void>;
+  beforeToolCall?: ((context: BeforeToolCallContext, signal: AbortSignal) => MaybeAsync<BeforeToolCallResult | undefined | void>) | undefined;
   /** After execution; overrides the result field by field (SPEC T2). */
-  afterToolCall?: (context: AfterToolCallContext, signal: AbortSignal) => MaybeAsync<AfterToolCallResult | undefined | void>;
+  afterToolCall?: ((context: AfterToolCallContext, signal: AbortSignal) => MaybeAsync<AfterToolCallResult | undefined | void>) | undefined;
 }

@@ -18,7 +18,7 @@ import { epochNow } from "./span-clock.js";
  * const model: TracedModel = { id: "gpt-4o-mini", provider: "openai", baseUrl: "https://api.openai.com/v1" };
  * ```
  */
-export type TracedModel = Pick<Model, "id" | "provider"> & { baseUrl?: string };
+export type TracedModel = Pick<Model, "id" | "provider"> & { baseUrl?: string | undefined };
 
 /**
  * A value, or a function read each time the value is needed, for what changes between runs:
@@ -44,28 +44,28 @@ export type PerRun<T> = T | (() => T);
  */
 export interface AgentTracingOptions {
   /** Where spans go. Default: the tracer of the global provider (`trace.setGlobalTracerProvider`, an SDK's `register()`). */
-  tracerProvider?: TracerProvider;
+  tracerProvider?: TracerProvider | undefined;
   /** A tracer to use as it is; wins over `tracerProvider`. */
-  tracer?: Tracer;
+  tracer?: Tracer | undefined;
   /** `gen_ai.agent.name`; the run span is then named `invoke_agent {agentName}`. */
-  agentName?: string;
+  agentName?: string | undefined;
   /** `gen_ai.agent.id`. */
-  agentId?: string;
+  agentId?: string | undefined;
   /** `gen_ai.agent.description`. */
-  agentDescription?: string;
+  agentDescription?: string | undefined;
   /** `gen_ai.agent.version`. */
-  agentVersion?: string;
+  agentVersion?: string | undefined;
   /** `gen_ai.conversation.id` on the run and chat spans (a session id, a thread id). */
-  conversationId?: PerRun<string | undefined>;
+  conversationId?: PerRun<string | undefined> | undefined;
   /**
    * The run's configured model: the run span's `gen_ai.request.model` and `gen_ai.provider.name`
    * at its start (the conventions want both there, for sampling), and `server.address` /
    * `server.port` from its `baseUrl`. Without it the run span takes the provider from the first
    * answer. Chat spans always name the model each answer reports.
    */
-  model?: PerRun<TracedModel | undefined>;
+  model?: PerRun<TracedModel | undefined> | undefined;
   /** `gen_ai.provider.name` for every span, instead of the one derived from the model's `provider`. */
-  providerName?: string;
+  providerName?: string | undefined;
   /**
    * Records message content (OpenTelemetry's "opt-in" attributes): `gen_ai.input.messages` and
    * `gen_ai.output.messages` on chat spans (and the prompts and the final answer on the run
@@ -74,28 +74,28 @@ export interface AgentTracingOptions {
    * arguments and results may hold personal data. Costs a JSON rendering of the transcript per
    * request.
    */
-  captureContent?: boolean;
+  captureContent?: boolean | undefined;
   /**
    * The transcript before the run, so `gen_ai.input.messages` is everything the model was sent
    * (with `captureContent`). The operator sees only the run's own messages otherwise: pass the
    * `context.messages` given to `agentLoop`. `instrumentAgent` reads the Agent's transcript itself.
    */
-  history?: PerRun<readonly AgentMessage[] | undefined>;
+  history?: PerRun<readonly AgentMessage[] | undefined> | undefined;
   /** The run's tools, for `gen_ai.tool.description`: a function is read at each `tool_execution_start`. */
-  tools?: PerRun<readonly Pick<Tool, "name" | "description">[] | undefined>;
+  tools?: PerRun<readonly Pick<Tool, "name" | "description">[] | undefined> | undefined;
   /** More attributes for every run span (a tenant, a deployment). */
-  attributes?: Attributes;
+  attributes?: Attributes | undefined;
   /**
    * The parent of the run span. Default: the context active when `agent_start` arrives (the
    * caller's span, with a context manager registered).
    */
-  parentContext?: Context;
+  parentContext?: Context | undefined;
   /**
    * The clock for span times, in milliseconds since the epoch (`performance.timeOrigin +
    * performance.now()` by default). Pass `() => scheduler.now()` to time spans in virtual time
    * (the spans are then dated from 1970, their durations in frames).
    */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** The options, resolved once. @internal */

@@ -20,11 +20,11 @@ export type ForkPoint = { readonly seq: number } | { readonly messages: number }
 /** Options of {@link forkSession}. */
 export interface ForkOptions {
   /** The store of the new session; the source's by default. */
-  target?: SessionStore;
+  target?: SessionStore | undefined;
   /** Who writes the fork (a lease is taken for the write and released after). */
-  owner?: string;
+  owner?: string | undefined;
   /** The clock of the entries. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** What a fork wrote. */

@@ -22,11 +22,11 @@ export interface SessionOptions {
    * wait for its old lease); writers with different owners wait for the lease or ask for a
    * takeover. Default `"rxagent"`: give each worker or tab its own name to keep them apart.
    */
-  owner?: string;
+  owner?: string | undefined;
   /** How long the lease lasts after the last write; 30 s by default. */
-  leaseTtlMs?: number;
+  leaseTtlMs?: number | undefined;
   /** Take the session even while another owner's lease has not expired. */
-  takeover?: boolean;
+  takeover?: boolean | undefined;
 }
 
 /** A session opened for writing. */

@@ -56,7 +56,7 @@ export interface LoadedJournal {
    * never silently (SPEC S4). The file store moves the bytes into a `.torn-*` file before its
    * next append; nothing is deleted.
    */
-  readonly droppedTail?: { readonly bytes: number };
+  readonly droppedTail?: { readonly bytes: number } | undefined;
 }
 
 /**

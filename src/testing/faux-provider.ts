@@ -39,11 +39,11 @@ export type FauxScriptEntry = FauxReply | ((request: FauxRequest) => FauxReply);
 /** Options of {@link fauxProvider}. */
 export interface FauxProviderOptions {
   /** Characters per text, thinking or argument delta. Default 8. */
-  chunkSize?: number;
+  chunkSize?: number | undefined;
   /** Emit one event every `delay` frames on this scheduler; synchronous when absent. */
-  scheduler?: SchedulerLike;
+  scheduler?: SchedulerLike | undefined;
   /** Frames (or ms) between events when a scheduler is given. Default 1. */
-  delay?: number;
+  delay?: number | undefined;
 }
 
 /** The scripted `StreamFn`, with what it recorded. */

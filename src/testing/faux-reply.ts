@@ -11,14 +11,14 @@ export interface FauxReply {
   /** A string is one text block. */
   content: string | (TextContent | ThinkingContent | ToolCall)[];
   /** Defaults to `toolUse` when the content has tool calls, else `stop`. */
-  stopReason?: StopReason;
+  stopReason?: StopReason | undefined;
   /** For `error` / `aborted` replies. */
-  errorMessage?: string;
-  usage?: Partial<Usage>;
+  errorMessage?: string | undefined;
+  usage?: Partial<Usage> | undefined;
   /**
    * Misbehave instead of answering, to test fault handling (SPEC M4): `throw` synchronously,
    * `reject` the promise, `error` the Observable mid-stream, `incomplete` (end without `done`),
    * `hang` (stream the content, then never finish).
    */
-  fault?: "throw" | "reject" | "error" | "incomplete" | "hang";
+  fault?: "throw" | "reject" | "error" | "incomplete" | "hang" | undefined;
 }

@@ -11,20 +11,20 @@ import type { VirtualTimeScheduler } from "rxjs";
 /** Options of {@link settleVirtualTime}. */
 export interface SettleVirtualTimeOptions {
   /** Fails when the next action is due after this frame (a run that never ends). Default 1 000 000. */
-  maxFrame?: number;
+  maxFrame?: number | undefined;
   /**
    * Real event-loop turns with nothing scheduled after which the run counts as settled. Raise it
    * for promise chains that hop through several macrotasks. Default 2.
    */
-  idleTurns?: number;
+  idleTurns?: number | undefined;
   /**
    * Keep going until this settles (e.g. the promise `agent.prompt()` returned), however long
    * nothing is scheduled: for code that also waits on real timers or I/O. Fails after
    * `timeoutMs` of real time.
    */
-  until?: PromiseLike<unknown>;
+  until?: PromiseLike<unknown> | undefined;
   /** Real milliseconds to wait for `until`. Default 10 000. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 // One real macrotask: every microtask (every `await` on a settled promise) has run by then.

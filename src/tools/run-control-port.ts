@@ -18,9 +18,9 @@ import type { RunLimits } from "../model/run-limits.js";
 
 /** The run-control options of a loop config (and of an Agent). */
 export interface RunControlOptions {
-  limits?: RunLimits;
-  maxConcurrency?: number;
-  requestApproval?: (request: ToolApprovalRequest, signal: AbortSignal) => MaybeAsync<ToolApprovalDecision>;
+  limits?: RunLimits | undefined;
+  maxConcurrency?: number | undefined;
+  requestApproval?: ((request: ToolApprovalRequest, signal: AbortSignal) => MaybeAsync<ToolApprovalDecision>) | undefined;
 }
 
 /** A run's call limits as a batch sees them (SPEC R2): each call is admitted or refused. */

@@ -20,11 +20,11 @@ export interface RunToolCallOptions extends ToolHooks {
   context: AgentContext;
   /** The message that asked for the call (hooks see it). */
   assistantMessage: AssistantMessage;
-  signal?: AbortSignal;
-  onUpdate?: (partialResult: AgentToolResult) => void;
-  now?: () => number;
+  signal?: AbortSignal | undefined;
+  onUpdate?: ((partialResult: AgentToolResult) => void) | undefined;
+  now?: (() => number) | undefined;
   /** Checks arguments for tools without a `validator` of their own; ajv when absent. */
-  validator?: ArgumentValidator;
+  validator?: ArgumentValidator | undefined;
 }
 
 /**

@@ -144,22 +144,22 @@ export type AiSdkReasoning = "provider-default" | "none" | "minimal" | "low" | "
  */
 export interface AiSdkCallOptions {
   prompt: AiSdkPrompt;
-  maxOutputTokens?: number;
-  temperature?: number;
-  stopSequences?: string[];
-  topP?: number;
-  topK?: number;
-  presencePenalty?: number;
-  frequencyPenalty?: number;
-  seed?: number;
-  responseFormat?: { type: "text" } | { type: "json"; schema?: AiSdkJsonSchema; name?: string; description?: string };
-  tools?: (AiSdkFunctionTool | AiSdkProviderTool)[];
-  toolChoice?: { type: "auto" } | { type: "none" } | { type: "required" } | { type: "tool"; toolName: string };
-  includeRawChunks?: boolean;
-  abortSignal?: AbortSignal;
-  headers?: Record<string, string | undefined>;
-  reasoning?: AiSdkReasoning;
-  providerOptions?: AiSdkProviderMetadata;
+  maxOutputTokens?: number | undefined;
+  temperature?: number | undefined;
+  stopSequences?: string[] | undefined;
+  topP?: number | undefined;
+  topK?: number | undefined;
+  presencePenalty?: number | undefined;
+  frequencyPenalty?: number | undefined;
+  seed?: number | undefined;
+  responseFormat?: { type: "text" } | { type: "json"; schema?: AiSdkJsonSchema | undefined; name?: string | undefined; description?: string | undefined } | undefined;
+  tools?: (AiSdkFunctionTool | AiSdkProviderTool)[] | undefined;
+  toolChoice?: { type: "auto" } | { type: "none" } | { type: "required" } | { type: "tool"; toolName: string } | undefined;
+  includeRawChunks?: boolean | undefined;
+  abortSignal?: AbortSignal | undefined;
+  headers?: Record<string, string | undefined> | undefined;
+  reasoning?: AiSdkReasoning | undefined;
+  providerOptions?: AiSdkProviderMetadata | undefined;
 }
 
 /**

@@ -51,13 +51,13 @@ export interface FromAiSdkOptions {
    * `store`), `topP`, `stopSequences`, `seed`, `toolChoice`, provider `tools`, `headers`, ...
    * The request's own `maxTokens`, `temperature`, `reasoning` and `headers` take precedence.
    */
-  callOptions?: AiSdkCallSettings;
+  callOptions?: AiSdkCallSettings | undefined;
   /** Maps the thinking level to the SDK's `reasoning`. Default: the same name; nothing when off. */
-  reasoning?: AiSdkReasoningMap;
+  reasoning?: AiSdkReasoningMap | undefined;
   /** Sees the call options just before `doStream` and may return a replacement. */
-  onRequest?: (call: AiSdkCallOptions, model: Model) => AiSdkCallOptions | void;
+  onRequest?: ((call: AiSdkCallOptions, model: Model) => AiSdkCallOptions | void) | undefined;
   /** Receives the warnings a model reports for a call (unsupported settings, compatibility modes). */
-  onWarnings?: (warnings: AiSdkWarning[], model: Model) => void;
+  onWarnings?: ((warnings: AiSdkWarning[], model: Model) => void) | undefined;
 }
 
 /**

@@ -36,32 +36,32 @@ export interface OpenAICompatibleOptions extends Omit<ChatRequestSettings, "base
    * `https://openrouter.ai/api/v1`. `/chat/completions` is appended. Defaults to
    * `model.baseUrl`, then to OpenAI's.
    */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /**
    * The API key when the loop passes none (the loop's `getApiKey(provider)` result, given
    * per request as `options.apiKey`, wins). Sent as `Authorization: Bearer …`. Leave both
    * unset for local servers that need no key.
    */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /**
    * Headers for every request. Order: the defaults, `model.headers` (pi-ai catalog models
    * carry some), these, then the request's `options.headers`.
    */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** The `fetch` to use: a test double, a proxy agent, a Cloudflare binding. Default: global. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Transforms the request body just before it is sent (logging, extra provider fields). */
-  onRequest?: (body: ChatCompletionRequest, model: Model) => ChatCompletionRequest | void;
+  onRequest?: ((body: ChatCompletionRequest, model: Model) => ChatCompletionRequest | void) | undefined;
   /**
    * The most bytes one line of the event stream may hold before it ends. Default 4 MiB (a tool
    * call's whole arguments in one chunk fit). Past it the request is cancelled and the response
    * ends with a non-retryable protocol error. `Infinity` turns the cap off.
    */
-  maxLineBytes?: number;
+  maxLineBytes?: number | undefined;
   /** The most characters one event may buffer (its `data:` lines so far). Default 4 MiB. */
-  maxEventBytes?: number;
+  maxEventBytes?: number | undefined;
   /** The most raw bytes of one response body. Default 64 MiB (about twice a 128k-token answer). */
-  maxResponseBytes?: number;
+  maxResponseBytes?: number | undefined;
 }
 
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";

@@ -40,9 +40,9 @@ export type ChatMessage =
   | {
       role: "assistant";
       content: string | null;
-      tool_calls?: ChatToolCall[];
-      reasoning_content?: string;
-      reasoning?: string;
+      tool_calls?: ChatToolCall[] | undefined;
+      reasoning_content?: string | undefined;
+      reasoning?: string | undefined;
     }
   | { role: "tool"; tool_call_id: string; content: string };
 
@@ -57,37 +57,37 @@ export interface ChatCompletionRequest {
   model: string;
   messages: ChatMessage[];
   stream: true;
-  stream_options?: { include_usage: boolean };
-  tools?: ChatTool[];
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  temperature?: number;
-  reasoning_effort?: string;
+  stream_options?: { include_usage: boolean } | undefined;
+  tools?: ChatTool[] | undefined;
+  max_tokens?: number | undefined;
+  max_completion_tokens?: number | undefined;
+  temperature?: number | undefined;
+  reasoning_effort?: string | undefined;
   [field: string]: unknown;
 }
 
 /** How the request is shaped; every field has a default that suits OpenAI. */
 export interface ChatRequestSettings {
   /** The model id sent; defaults to `model.id`. */
-  modelId?: string;
+  modelId?: string | undefined;
   /** Role of the system prompt: `developer` for OpenAI reasoning models. Default `system`. */
-  systemRole?: "system" | "developer";
+  systemRole?: "system" | "developer" | undefined;
   /**
    * Which field carries `maxTokens`. Default: `max_completion_tokens` for api.openai.com,
    * `max_tokens` elsewhere (most compatible servers only know that one).
    */
-  maxTokensField?: "max_tokens" | "max_completion_tokens";
+  maxTokensField?: "max_tokens" | "max_completion_tokens" | undefined;
   /** Ask for usage in the final chunk (`stream_options.include_usage`). Default `true`. */
-  includeUsage?: boolean;
+  includeUsage?: boolean | undefined;
   /**
    * Request fields for a reasoning level. Default: `{ reasoning_effort }` (`xhigh` and `max`
    * sent as `high`) unless `model.reasoning === false`.
    */
-  reasoningParams?: (level: Exclude<ThinkingLevel, "off">, model: Model) => Record<string, unknown> | undefined;
+  reasoningParams?: ((level: Exclude<ThinkingLevel, "off">, model: Model) => Record<string, unknown> | undefined) | undefined;
   /** Extra fields merged into every request body (provider-specific parameters). */
-  extraBody?: Record<string, unknown>;
+  extraBody?: Record<string, unknown> | undefined;
   /** The base URL, used to pick the `maxTokensField` default. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
 }
 
 /** The reasoning fields assistant messages may carry back to the server (DeepSeek, llama.cpp). */

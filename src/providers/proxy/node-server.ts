@@ -10,17 +10,17 @@ import { type FetchHandler, toNodeListener } from "./node-listener.js";
 /** Connection limits of {@link createProxyServer}. Node's own defaults are far looser (300 s to send a request). */
 export interface ProxyServerOptions {
   /** Time to receive a request's headers, in ms (`server.headersTimeout`). Default 10 000. */
-  headersTimeoutMs?: number;
+  headersTimeoutMs?: number | undefined;
   /** Time to receive a whole request, headers and body, in ms (`server.requestTimeout`). Default 60 000. */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | undefined;
   /** How long an idle keep-alive connection stays open, in ms (`server.keepAliveTimeout`). Default 5 000. */
-  keepAliveTimeoutMs?: number;
+  keepAliveTimeoutMs?: number | undefined;
   /** How often Node checks the two request deadlines, in ms (`connectionsCheckingInterval`). Default 1 000. */
-  connectionsCheckingIntervalMs?: number;
+  connectionsCheckingIntervalMs?: number | undefined;
   /** Most headers read per request (`server.maxHeadersCount`). Default 100. */
-  maxHeadersCount?: number;
+  maxHeadersCount?: number | undefined;
   /** Largest header block in bytes (`maxHeaderSize`). Default 16 384. */
-  maxHeaderSize?: number;
+  maxHeaderSize?: number | undefined;
 }
 
 /**

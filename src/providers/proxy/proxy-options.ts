@@ -39,37 +39,37 @@ export interface ProxyHandlerOptions {
   /** Calls the real provider (e.g. `openaiCompatible({ apiKey: process.env.OPENAI_API_KEY })`). */
   streamFn: StreamFn;
   /** The bearer token clients must send (not empty). Use `authorize` for per-user tokens. */
-  token?: string;
+  token?: string | undefined;
   /** Decides whether a bearer token (`undefined` when none was sent) may use the proxy. */
-  authorize?: (token: string | undefined, request: Request) => boolean | PromiseLike<boolean>;
+  authorize?: ((token: string | undefined, request: Request) => boolean | PromiseLike<boolean>) | undefined;
   /**
    * The models clients may use, defined on the server (`baseUrl`, `headers`, `maxTokens` and
    * all). A client's model only selects one by `id`; its `api`, when sent, must match (else 403).
    */
-  models?: ProxyModels;
+  models?: ProxyModels | undefined;
   /**
    * The server model for a requested id (and api), or `undefined` to refuse it (403). Asked
    * when `models` has no entry for the id. It sees only `{ id, api }`, never the client's model.
    */
-  resolveModel?: (requested: ProxyModelRequest, request: Request) => Model | undefined | PromiseLike<Model | undefined>;
+  resolveModel?: ((requested: ProxyModelRequest, request: Request) => Model | undefined | PromiseLike<Model | undefined>) | undefined;
   /** The provider key for a request, passed to `streamFn` as `options.apiKey`; asked with the server model's provider. */
-  getApiKey?: (provider: string) => string | undefined | PromiseLike<string | undefined>;
+  getApiKey?: ((provider: string) => string | undefined | PromiseLike<string | undefined>) | undefined;
   /**
    * Options for every upstream call: server-side headers, a scheduler, or limits. They win over
    * what the client asked for.
    */
-  streamOptions?: Omit<StreamOptions, "signal" | "apiKey">;
+  streamOptions?: Omit<StreamOptions, "signal" | "apiKey"> | undefined;
   /**
    * The most output tokens a client may ask for. A client's `maxTokens` is clamped to this and
    * to the server model's `maxTokens`; with neither set, it is not forwarded.
    */
-  maxOutputTokens?: number;
+  maxOutputTokens?: number | undefined;
   /** The largest request body read, in bytes; larger ones get 413. Default 4 MiB. */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /** How long reading the request body may take, in ms; slower ones get 408. Default 30 000. */
-  bodyTimeoutMs?: number;
+  bodyTimeoutMs?: number | undefined;
   /** How many streams one bearer token (or one `slotKey`) may have open at once; more get 429. Default: no limit. */
-  maxConcurrentPerToken?: number;
+  maxConcurrentPerToken?: number | undefined;
   /**
    * Whose streams `maxConcurrentPerToken` counts together. Default: the bearer token. With cookie
    * auth there is no bearer token, and every user would share one count: return the session id
@@ -80,12 +80,12 @@ export interface ProxyHandlerOptions {
    * slotKey: (request) => /(?:^|;\s*)session=([^;]+)/.exec(request.headers.get("cookie") ?? "")?.[1],
    * ```
    */
-  slotKey?: (request: Request, token: string | undefined) => string | undefined;
+  slotKey?: ((request: Request, token: string | undefined) => string | undefined) | undefined;
   /**
    * Receives each upstream or handler failure with its full detail, secrets redacted (the
    * browser gets only a generic text). Default: `console.error`.
    */
-  onError?: (error: ProxyError, request: Request) => void;
+  onError?: ((error: ProxyError, request: Request) => void) | undefined;
 }
 
 /** Default of {@link ProxyHandlerOptions.maxBodyBytes}: 4 MiB, room for a long transcript and a few images. */

@@ -20,21 +20,21 @@ export interface StreamProxyOptions {
   /** The proxy endpoint, e.g. `https://example.com/api/stream`. */
   url: string;
   /** The bearer token, or a function that returns a fresh one per request. */
-  authToken?: string | (() => string | undefined | PromiseLike<string | undefined>);
+  authToken?: string | (() => string | undefined | PromiseLike<string | undefined>) | undefined;
   /** Headers added to each request. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** The `fetch` to use. Default: global. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /**
    * The longest line of the event stream, in bytes; past it the request is cancelled. Default
    * 16 MiB: the server sends a tool call's whole arguments in one line (up to 4 Mi characters,
    * the loop's bound, which grow as UTF-8 and escaped JSON).
    */
-  maxLineBytes?: number;
+  maxLineBytes?: number | undefined;
   /** The largest single event, in characters. Default 16 MiB, for the same reason. */
-  maxEventBytes?: number;
+  maxEventBytes?: number | undefined;
   /** The largest response, in bytes of body. Default 64 MiB. */
-  maxResponseBytes?: number;
+  maxResponseBytes?: number | undefined;
 }
 
 /**

@@ -31,26 +31,26 @@ export interface RetryEvent {
 /** Configuration of {@link withRetry}. */
 export interface RetryOptions {
   /** Retries after the first attempt. Default 3. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Wait before the first retry, in ms. Default 1000. */
-  initialDelayMs?: number;
+  initialDelayMs?: number | undefined;
   /** Growth of the wait per retry. Default 2. */
-  backoffFactor?: number;
+  backoffFactor?: number | undefined;
   /**
    * Longest wait, in ms. A computed backoff is cut to it; a `Retry-After` longer than it ends
    * the retries (the failure is passed on). Default 60 000.
    */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** Fraction of each backoff taken off at random, 0 to 1, so clients spread out. Default 0.25. */
-  jitter?: number;
+  jitter?: number | undefined;
   /** The random source for jitter, in [0, 1). Default `Math.random`. */
-  random?: () => number;
+  random?: (() => number) | undefined;
   /** Decides whether a failure is worth retrying. Default {@link isRetryableFailure}. */
-  shouldRetry?: (message: AssistantMessage, failure: ProviderFailure | undefined) => boolean;
+  shouldRetry?: ((message: AssistantMessage, failure: ProviderFailure | undefined) => boolean) | undefined;
   /** Called with each retry before its wait. */
-  onRetry?: (event: RetryEvent) => void;
+  onRetry?: ((event: RetryEvent) => void) | undefined;
   /** Clock for the waits. Default: the request's `options.scheduler`, else `asyncScheduler`. */
-  scheduler?: SchedulerLike;
+  scheduler?: SchedulerLike | undefined;
 }
 
 /** A `StreamFn` with retries, and the stream of its retry announcements. */

@@ -36,22 +36,22 @@ export type FileDurability = "fsync" | { fsyncEveryMs: number } | "none";
 export interface FileSessionStoreOptions {
   /** The directory of the journals; created (mode 0700) when missing. An existing directory keeps its mode. */
   directory: string;
-  durability?: FileDurability;
+  durability?: FileDurability | undefined;
   /** How long to wait for another process's lock before failing. Default 10 s. */
-  lockTimeoutMs?: number;
+  lockTimeoutMs?: number | undefined;
   /** The clock of leases. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /**
    * The longest journal line (one entry, as JSON) in bytes. A longer line is a
    * `SessionCorruptError` on read, found without reading it whole; `append()` refuses an entry
    * that would be longer (`RangeError`). Default 64 MiB.
    */
-  maxEntryBytes?: number;
+  maxEntryBytes?: number | undefined;
   /**
    * Told of each file `list()` skips: a name that is no session id's, a journal of another
    * session, a corrupt journal, a link. Default: a process warning.
    */
-  onSkipped?: (file: string, error: Error) => void;
+  onSkipped?: ((file: string, error: Error) => void) | undefined;
 }
 
 /** The default {@link FileSessionStoreOptions.maxEntryBytes}. */

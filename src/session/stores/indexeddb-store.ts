@@ -27,17 +27,17 @@ import { ENTRIES, LEASES, readSessionRecord, type SessionRecord } from "./indexe
  */
 export interface IndexedDbSessionStoreOptions {
   /** The database name (default `"rxagent-sessions"`): one database holds every session of the origin. */
-  name?: string;
+  name?: string | undefined;
   /** The IndexedDB to use (default `globalThis.indexedDB`); in Node, fake-indexeddb's `new IDBFactory()`. */
-  indexedDB?: IDBFactory;
+  indexedDB?: IDBFactory | undefined;
   /**
    * The `IDBKeyRange` that goes with `indexedDB` (default `globalThis.IDBKeyRange`). Pass
    * fake-indexeddb's together with its factory: key ranges of one implementation are not
    * understood by another.
    */
-  IDBKeyRange?: Pick<typeof IDBKeyRange, "bound">;
+  IDBKeyRange?: Pick<typeof IDBKeyRange, "bound"> | undefined;
   /** The clock of leases and `updatedAt` (default `Date.now`). */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 type Mode = "readonly" | "readwrite";

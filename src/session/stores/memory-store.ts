@@ -19,7 +19,7 @@ interface Held {
 /** Options of {@link InMemorySessionStore}. */
 export interface InMemorySessionStoreOptions {
   /** The clock of leases; pass `() => scheduler.now()` in marble tests. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /**

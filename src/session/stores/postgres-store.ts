@@ -35,9 +35,9 @@ export interface PostgresSessionStoreOptions {
    */
   pool: PostgresPool | PostgresQueryable;
   /** The schema of the store's tables, created when missing. Default `"rxagent"`. */
-  schema?: string;
+  schema?: string | undefined;
   /** Put before the table names (`entries`, `sessions`), to keep several stores in one schema. Default `""`. */
-  tablePrefix?: string;
+  tablePrefix?: string | undefined;
 }
 
 /** How many times a lock on a session row is retried when the row is deleted (by SQL: the store keeps its rows) under it. */

@@ -22,9 +22,9 @@ export interface StandaloneError {
   keyword: string;
   /** JSON pointer of the offending value, e.g. `/items/0/name`; `""` for the root. */
   instancePath: string;
-  schemaPath?: string;
+  schemaPath?: string | undefined;
   params: Record<string, unknown>;
-  message?: string;
+  message?: string | undefined;
 }
 
 /**
@@ -41,8 +41,8 @@ export interface StandaloneError {
  */
 export interface StandaloneValidate {
   (data: unknown): boolean;
-  errors?: readonly StandaloneError[] | null;
-  schemaKey?: string;
+  errors?: readonly StandaloneError[] | null | undefined;
+  schemaKey?: string | undefined;
 }
 
 /**
@@ -55,7 +55,7 @@ export interface StandaloneValidate {
  */
 export interface PrecompiledValidatorOptions {
   /** Checks the tools that have no precompiled function (e.g. `interpretingValidator`); without it they fail at compile. */
-  fallback?: ArgumentValidator;
+  fallback?: ArgumentValidator | undefined;
 }
 
 function unescapePointer(segment: string): string {
