@@ -8,4 +8,6 @@ import { expect } from "vitest";
 export const { marbles } = configure({
   assert: (value, message) => expect(value, message).toBeTruthy(),
   assertDeepEqual: (actual, expected) => expect(actual).toStrictEqual(expected),
+  // Marbles compared by vitest's toStrictEqual too (class instances, undefined fields), with its diff.
+  frameworkMatcher: true,
 });
