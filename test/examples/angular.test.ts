@@ -3,7 +3,7 @@
  * (`createEnvironmentInjector` + `runInInjectionContext`), without the Angular compiler: its
  * signals and Observables follow `state$` and `events$`, its methods drive the Agent,
  * destroying the injector ends the subscriptions and aborts the run, and `provideAgent`'s
- * factory may `inject()` while a per-request callback may not. Also: the root README's Angular
+ * factory may `inject()` while a per-request callback may not. Also: docs/angular.md's
  * snippet is taken from the app's sources. (test/e2e/angular.test.ts builds and drives the app.)
  */
 import { createEnvironmentInjector, inject, Injector, InjectionToken, runInInjectionContext, type EnvironmentInjector } from "@angular/core";
@@ -188,7 +188,7 @@ describe("provideAgent's factory and inject()", () => {
   });
 });
 
-describe("the root README's Angular section", () => {
+describe("docs/angular.md, the Angular page the README points to", () => {
   /** The app's source files, as trimmed lines. */
   function sourceLines(): Set<string> {
     const dir = join(ROOT, "examples/angular/src");
@@ -197,12 +197,7 @@ describe("the root README's Angular section", () => {
   }
 
   it("every code line of its ts blocks is a line of the app's sources (the snippet is taken from the app)", () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-    const start = readme.search(/^## Angular\s*$/m);
-    expect(start, "README.md has no '## Angular' section yet (it is written from examples/angular's sources)").toBeGreaterThanOrEqual(0);
-    const rest = readme.slice(start + 1);
-    const end = rest.search(/^## /m);
-    const section = end < 0 ? rest : rest.slice(0, end);
+    const section = readFileSync(join(ROOT, "docs/angular.md"), "utf8");
     const blocks = [...section.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match) => match[1]!);
     expect(blocks.length).toBeGreaterThan(0);
     const lines = blocks.flatMap((block) => block.split("\n").map((line) => line.trim())).filter((line) => line !== "" && !/^(\/\/|\/\*|\*|<!--)/.test(line)); // code, not comments

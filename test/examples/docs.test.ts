@@ -15,7 +15,7 @@ import { ROOT, start } from "./support.js";
 
 /** The README once merged, else the draft. */
 const README = join(ROOT, "README.md");
-const DOCS = ["docs/concepts.md", "docs/recipes.md", "docs/SPEC.md", "docs/coming-from-pi.md", "docs/comparison.md", "docs/sessions.md", "docs/deployment.md", "docs/mcp.md", "docs/otel.md", "docs/ai-sdk.md", "docs/approvals.md", "docs/limits.md", "docs/tool-scheduling.md", "docs/cancellation.md", "docs/usage.md", "docs/mutation.md", "docs/operators.md", "docs/testing.md"].map((file) => join(ROOT, file));
+const DOCS = ["docs/concepts.md", "docs/recipes.md", "docs/SPEC.md", "docs/coming-from-pi.md", "docs/comparison.md", "docs/sessions.md", "docs/deployment.md", "docs/mcp.md", "docs/otel.md", "docs/ai-sdk.md", "docs/approvals.md", "docs/limits.md", "docs/tool-scheduling.md", "docs/cancellation.md", "docs/usage.md", "docs/mutation.md", "docs/operators.md", "docs/testing.md", "docs/installing.md", "docs/performance.md"].map((file) => join(ROOT, file));
 
 /** Scratch space inside the repository's node_modules, so snippets resolve `rxjs` & co. like user code. */
 const SCRATCH = join(ROOT, "node_modules/.cache", `rxagent-docs-${process.pid}`);

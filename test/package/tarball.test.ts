@@ -472,6 +472,7 @@ import { TestScheduler } from "rxjs/testing";
 import { Agent, agentLoop, type AgentEvent, type AgentTool, type AgentToolResult, type UserMessage } from "rxagent";
 import { Agent as CoreAgent, interpretingValidator } from "rxagent/core";
 import { fauxProvider, fauxText, fauxToolCall, type FauxProvider } from "rxagent/testing";
+import { ofType } from "rxagent/operators";
 import { openaiCompatible } from "rxagent/openai";
 import { createProxyHandler, streamProxy } from "rxagent/proxy";
 import { toNodeListener } from "rxagent/proxy/node";
@@ -518,6 +519,8 @@ const toolUpdates$: Observable<number> = run$.pipe(
 );
 export const done: Promise<number[]> = firstValueFrom(toolUpdates$.pipe(toArray()));
 export const typed: Observable<string> = events.pipe(map((event) => event.type));
+// ofType narrows: \`outcome\` exists only on agent_end.
+export const outcomes: Observable<string> = events.pipe(ofType("agent_end"), map((end) => end.outcome));
 
 // The other entries: only that they type-check.
 export const openai = withRetry(openaiCompatible({ baseUrl: "http://localhost:1/v1", apiKey: "key" }));
