@@ -14,17 +14,18 @@ import type { AgentEvent, AgentMessage, CallCancellation, LimitReached, RunOutco
 import type { AgentTool, ToolApprovalRequest } from "../model/tool-types.js";
 
 /**
- * What the Agent itself writes into its state; the run's events are actions too. Each carries
- * what it installs already copied (an array the caller keeps cannot change the state later).
+ * What the Agent itself writes into its state; the run's events are actions too. The reducer
+ * copies the arrays it installs, except `tools` (the store hands it a copy, which becomes the
+ * Agent's own array) and the approvals list (a parked run's own, frozen and shown as it is).
  */
 export type AgentCommand =
   | { readonly type: "[state] model"; readonly model: Model }
   | { readonly type: "[state] thinking level"; readonly thinkingLevel: ThinkingLevel }
   | { readonly type: "[state] tools"; readonly tools: AgentTool[] }
-  /** A new transcript; `reset` also forgets the last run (`agent.reset()`). */
-  | { readonly type: "[state] transcript"; readonly messages: AgentMessage[]; readonly reset: boolean }
-  /** What a session's journal held, installed at once. */
-  | { readonly type: "[state] restored"; readonly messages: AgentMessage[]; readonly usage: Usage; readonly errorMessage: string | undefined; readonly outcome: RunOutcome | undefined }
+  /** A new transcript (copied); `reset` also forgets the last run (`agent.reset()`). */
+  | { readonly type: "[state] transcript"; readonly messages: readonly AgentMessage[]; readonly reset: boolean }
+  /** What a session's journal held (copied), installed at once. */
+  | { readonly type: "[state] restored"; readonly messages: readonly AgentMessage[]; readonly usage: Usage; readonly errorMessage: string | undefined; readonly outcome: RunOutcome | undefined }
   | { readonly type: "[state] run begun" }
   | { readonly type: "[state] run ended" }
   /** A failure beside the run's events; `inRun`: the Agent could not end the run cleanly. */
@@ -82,7 +83,7 @@ function copy(s: AgentStateValue): Value {
   return new Value(s.messages as AgentMessage[], s.messageCount, s.model, s.thinkingLevel, s.tools, s.isStreaming, s.run, s.pendingApprovals, s.usage, s.limit, s.cancellation, s.outcome);
 }
 
-/** The state an Agent starts with: `messages` (already copied, with its system message) and its settings. */
+/** The state an Agent starts with: `messages` (the value's own from now on: pass a copy, with its system message) and its settings. */
 export function initialAgentState(messages: AgentMessage[], model: Model, thinkingLevel: ThinkingLevel, tools: AgentTool[]): AgentStateValue {
   return new Value(messages, messages.length, model, thinkingLevel, tools, false, initialRunState, NO_APPROVALS, undefined, undefined, undefined, undefined);
 }
@@ -149,12 +150,12 @@ export function reduceAgentState(state: AgentStateValue, action: AgentStateActio
       next.tools = action.tools;
       return next;
     case "[state] transcript":
-      next.messages = action.messages;
-      next.messageCount = action.messages.length;
+      next.messages = action.messages.slice();
+      next.messageCount = next.messages.length;
       return action.reset ? forgetRun(next) : next;
     case "[state] restored":
-      next.messages = action.messages;
-      next.messageCount = action.messages.length;
+      next.messages = action.messages.slice();
+      next.messageCount = next.messages.length;
       next.usage = frozenUsage(copyUsage(action.usage));
       next.run = withErrorMessage(next.run, action.errorMessage);
       next.outcome = action.outcome;

@@ -36,12 +36,16 @@ const NO_USAGE: Usage = Object.freeze({ ...emptyUsage(), cost: Object.freeze(emp
 export class AgentStateStore implements AgentState {
   /**
    * The state, now and after every action: the actions folded by `scan(reduceAgentState)`, held
-   * as NgRx's store holds it, so `agent.state` reads it synchronously (a write is read back at
-   * once, SPEC L12). The engine's `HeldFold`: this runs for every streamed delta.
+   * in a `BehaviorSubject` as NgRx's store holds it (without its queue scheduler), so
+   * `agent.state` reads it synchronously and a write is read back at once (SPEC L12). The
+   * engine's `HeldFold`: this runs for every streamed delta.
    */
   private readonly fold: HeldFold<AgentStateValue, AgentStateAction>;
-  /** The frozen copy `messages` handed out last, and the array it was made from (held weakly: a long transcript is most of the heap). */
-  private view: { readonly of: readonly AgentMessage[]; readonly copy: WeakRef<readonly AgentMessage[]> } | undefined;
+  /**
+   * The frozen copy `messages` handed out last, by the array it was made from; both held weakly
+   * (a long transcript is most of the heap, and a replaced one must not outlive its last reader).
+   */
+  private readonly views = new WeakMap<readonly AgentMessage[], WeakRef<readonly AgentMessage[]>>();
   /** The `Set` `pendingToolCalls` handed out last, and the run state's `executing` it was made from. */
   private pending: { readonly from: readonly string[]; readonly set: ReadonlySet<string> } | undefined;
   /** The snapshot of this moment, once made; every action forgets it. */
@@ -128,16 +132,16 @@ export class AgentStateStore implements AgentState {
   }
   set messages(messages: readonly AgentMessage[]) {
     this.assertUnparked();
-    this.dispatch({ type: "[state] transcript", messages: messages.slice(), reset: false });
+    this.dispatch({ type: "[state] transcript", messages, reset: false });
     this.onReplaced?.(this.transcript.slice(), false);
   }
 
   /** The frozen transcript of `value` (its first `messageCount` messages): the one handed out last if it is alive, else a new one, kept for the next read when `keep`. */
   frozenTranscript(value: AgentStateValue, keep = true): readonly AgentMessage[] {
-    const held = this.view?.of === value.messages ? this.view.copy.deref() : undefined;
+    const held = this.views.get(value.messages)?.deref();
     if (held?.length === value.messageCount) return held;
     const copy = Object.freeze(transcriptOf(value));
-    if (keep) this.view = { of: value.messages, copy: new WeakRef(copy) };
+    if (keep) this.views.set(value.messages, new WeakRef(copy));
     return copy;
   }
 
@@ -189,7 +193,7 @@ export class AgentStateStore implements AgentState {
 
   /** Installs what a session's journal held: transcript, usage totals, last error and outcome, as one change. */
   restore(image: { messages: readonly AgentMessage[]; usage: Usage; errorMessage: string | undefined; outcome: RunOutcome | undefined }): void {
-    this.dispatch({ type: "[state] restored", ...image, messages: image.messages.slice() });
+    this.dispatch({ type: "[state] restored", ...image });
   }
 
   /** The Agent could not end the run cleanly (its loop, an `agent_end` listener, the journal): the state says so. */
@@ -235,7 +239,7 @@ export class AgentStateStore implements AgentState {
   /** Forgets the last run and installs `messages` as the transcript. */
   reset(messages: AgentMessage[]): void {
     this.assertUnparked();
-    this.dispatch({ type: "[state] transcript", messages: messages.slice(), reset: true });
+    this.dispatch({ type: "[state] transcript", messages, reset: true });
     this.onReplaced?.(this.transcript.slice(), true);
   }
 

@@ -1,6 +1,7 @@
 /**
  * `HeldFold`: `actions.pipe(scan(reduce, initial))` held in a `BehaviorSubject`, as NgRx's store
- * holds its state, without the three subscribers that chain costs on every action.
+ * holds its state (without its queue scheduler), without the three subscribers that chain costs
+ * on every action.
  *
  * @module
  */
@@ -23,8 +24,10 @@ import { BehaviorSubject, type Observable } from "rxjs";
  * ```
  *
  * A dispatch costs one call of `reduce` while nobody observes `values$`: the subject that
- * multicasts is made on the first subscription. `reduce` must not throw (the stock chain would
- * error the held subject for good; here the dispatch throws and the value stays).
+ * multicasts is made on the first read of `values$`. `reduce` must not throw (the stock chain
+ * would error the held subject for good; here the dispatch throws and the value stays). A
+ * subscriber that dispatches inside a value makes the later subscribers get the newer value
+ * first, then the older one, as with the stock chain (NgRx queues such a dispatch instead).
  *
  * @example
  * ```ts

@@ -21,8 +21,8 @@ function textOf(message: AssistantMessage): string {
 
 /**
  * The assistant message's text so far: at its start (often `""`), after each change while it
- * streams, and at its end; never the same text twice in a row. For a view that renders the
- * answer whole (a signal, an `async` pipe) rather than appending pieces.
+ * streams, and at its end; never the same text twice in a row within one message. For a view
+ * that renders the answer whole (a signal, an `async` pipe) rather than appending pieces.
  *
  * ```text
  * events:          -s-a-t-b-e-|   (s start, a "Hel", t thinking, b "lo", e end of the assistant message)
@@ -37,9 +37,10 @@ function textOf(message: AssistantMessage): string {
 export function assistantText(): OperatorFunction<AgentEvent, string> {
   return pipe(
     ofType("message_start", "message_update", "message_end"),
-    map((event) => event.message),
-    filter(isAssistant),
-    map(textOf),
-    distinctUntilChanged(),
+    filter((event) => isAssistant(event.message)),
+    map((event) => ({ start: event.type === "message_start", text: textOf(event.message as AssistantMessage) })),
+    // Each message's start goes out (a new answer, even with the text the last one ended with).
+    distinctUntilChanged((previous, current) => !current.start && previous.text === current.text),
+    map(({ text }) => text),
   );
 }

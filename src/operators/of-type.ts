@@ -14,8 +14,8 @@ export type AgentEventOf<T extends AgentEvent["type"]> = Extract<AgentEvent, { t
  * `tool_execution_end` needs no `if (event.type === …)` after it. As NgRx's `ofType`.
  *
  * ```text
- * events:               -s-u-u-e-S-E-|   (s/e message start/end, u update, S/E tool start/end)
- * ofType("message_end"): -------e-----|
+ * events:                -s-u-u-e-S-E-|   (s/e message start/end, u update, S/E tool start/end)
+ * ofType("message_end"):  -------e-----|
  * ```
  *
  * @example

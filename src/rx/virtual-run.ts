@@ -35,7 +35,9 @@ const AFTER_EVERYTHING = 1e12;
 /**
  * The error for a promise returned inside `TestScheduler.run()`. The run ends with it as its
  * result, and `run()` itself throws it once everything else in virtual time happened, so the
- * test fails with these words, not only the tool's result.
+ * test fails with these words, not only the tool's result. (Its clock then stands at that late
+ * frame, and a `run()` whose callback threw first leaves the throw queued: a failed test's
+ * scheduler is not for reuse.)
  */
 export function promiseInVirtualRunError(): Error {
   const error = refusal();

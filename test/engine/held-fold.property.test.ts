@@ -1,7 +1,8 @@
 /**
  * `HeldFold` held to the stock chain it stands for (src/engine/CONTRACT.md): a `Subject` of the
  * actions, `scan` by the reducer, held in a `BehaviorSubject`. On random programs — dispatches,
- * subscribers that come and go, a subscriber that dispatches from inside a value — both give
+ * subscribers that come and go, a subscriber that dispatches from inside a value (also the value
+ * it gets on subscribing) or leaves inside one — both give
  * every subscriber the same values in the same order, and the same newest value at every step
  * (SPEC A4, A7).
  */
@@ -10,11 +11,13 @@ import { BehaviorSubject, type Observable, scan, Subject, type Subscription } fr
 import { describe, expect, it } from "vitest";
 import { HeldFold } from "../../src/engine/held-fold.js";
 
-type Op = { kind: "dispatch"; action: number } | { kind: "subscribe"; reentrant: boolean } | { kind: "unsubscribe"; which: number };
+/** What a subscriber does from inside a value: nothing, dispatch (at its first value, the replay, or its second), or leave. */
+type Inside = "nothing" | "dispatch-first" | "dispatch-second" | "leave-second";
+type Op = { kind: "dispatch"; action: number } | { kind: "subscribe"; inside: Inside } | { kind: "unsubscribe"; which: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.integer({ min: 0, max: 9 }).map((action) => ({ kind: "dispatch" as const, action })) },
-  { weight: 2, arbitrary: fc.boolean().map((reentrant) => ({ kind: "subscribe" as const, reentrant })) },
+  { weight: 2, arbitrary: fc.constantFrom<Inside>("nothing", "dispatch-first", "dispatch-second", "leave-second").map((inside) => ({ kind: "subscribe" as const, inside })) },
   { weight: 1, arbitrary: fc.nat().map((which) => ({ kind: "unsubscribe" as const, which })) },
 );
 
@@ -45,16 +48,23 @@ function play(fold: Fold, ops: Op[]): { seen: number[][]; values: number[] } {
       const log: number[] = [];
       seen.push(log);
       let acted = false;
-      subscriptions.push(
-        fold.values$.subscribe((v) => {
-          log.push(v.n);
-          // Acts once from inside a value, after the first (NgRx's effect, an Angular component).
-          if (o.reentrant && log.length === 2 && !acted) {
-            acted = true;
-            fold.dispatch(5);
-          }
-        }),
-      );
+      let subscription: Subscription | undefined;
+      let leave = false;
+      subscription = fold.values$.subscribe((v) => {
+        log.push(v.n);
+        if (acted) return;
+        // Acts once from inside a value (an effect, an Angular component): dispatches, or leaves.
+        if (o.inside === "dispatch-first" || (o.inside === "dispatch-second" && log.length === 2)) {
+          acted = true;
+          fold.dispatch(5);
+        } else if (o.inside === "leave-second" && log.length === 2) {
+          acted = true;
+          if (subscription) subscription.unsubscribe();
+          else leave = true;
+        }
+      });
+      if (leave) subscription.unsubscribe();
+      subscriptions.push(subscription);
     } else if (subscriptions.length > 0) subscriptions[o.which % subscriptions.length]!.unsubscribe();
     values.push(fold.value.n);
   }

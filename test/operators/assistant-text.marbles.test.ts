@@ -26,6 +26,16 @@ describe("assistantText", () => {
   );
 
   it(
+    "each message's start goes out, even with the text the one before ended with (two tool-call-only answers)",
+    marbles((m) => {
+      const first = answer("");
+      const second = answer("");
+      const starts = { s: { type: "message_start", message: first } as AgentEvent, e: { type: "message_end", message: first } as AgentEvent, t: { type: "message_start", message: second } as AgentEvent, f: { type: "message_end", message: second } as AgentEvent };
+      m.expect(m.cold("-s-e-t-f-|", starts).pipe(assistantText())).toBeObservable("-x---x---|", { x: "" });
+    }),
+  );
+
+  it(
     "starts again with the next assistant message",
     marbles((m) => {
       const next = answer("Bye");
