@@ -57,7 +57,7 @@ export class AgentRunner {
    * Agent already. Without `tells` the Observable emits no events, it only completes (for
    * `prompt()`, whose promise has no use for them).
    */
-  run(plan: RunPlan, streamFn: StreamFn, config: () => AgentLoopConfig, validator: ArgumentValidator, tells = true): Observable<AgentEvent> {
+  run(plan: RunPlan, streamFn: StreamFn, config: () => AgentLoopConfig, validator: ArgumentValidator, tells: boolean): Observable<AgentEvent> {
     return new Observable<AgentEvent>((subscriber) => {
       const run = new ActiveRun(subscriber);
       // Registered before the run begins: a subscriber that leaves inside `next` while a

@@ -145,10 +145,12 @@ export class AgentStateStore implements AgentState {
     return copy;
   }
 
-  /** The live transcript, for the Agent's own reads (a run's context is copied from it). */
+  /**
+   * The live transcript, for the Agent's own reads (a run's context is copied from it): the
+   * newest value always holds its array's end (history is one line), so the array is it.
+   */
   get transcript(): readonly AgentMessage[] {
-    const { messages, messageCount } = this.value;
-    return messages.length === messageCount ? messages : transcriptOf(this.value);
+    return this.value.messages;
   }
 
   get isStreaming(): boolean {

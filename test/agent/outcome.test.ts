@@ -190,10 +190,16 @@ describe("A9: a stream given to the Agent fails", () => {
     const { scheduler, agent } = scheduledAgent([{ content: "a long answer that streams for a while" }]);
     const typing = new Subject<string>();
     agent.steerFrom(typing);
+    let during: unknown = "not read";
     scheduler.run(() => {
-      scheduler.schedule(() => typing.error(new Error("socket closed")), 3);
+      scheduler.schedule(() => {
+        typing.error(new Error("socket closed"));
+        // While the run goes, its outcome is still to come: the stream's failure does not decide it.
+        during = agent.state.outcome;
+      }, 3);
       agent.prompt$("go").subscribe();
     });
+    expect(during).toBeUndefined();
     expect(agent.state.isStreaming).toBe(false);
     expect(agent.state.outcome).toBe("completed");
     expect(agent.state.errorMessage).toBe("The stream given to steerFrom() failed: socket closed");
