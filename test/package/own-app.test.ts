@@ -20,41 +20,22 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NPM_CACHE, offlineEnv, REGISTRY, runner } from "./offline-npm.js";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const TSC = join(REPO, "node_modules/typescript/bin/tsc");
 
 /** The npm cache `npm ci` filled and the registry it came from, read before the npm_* variables are dropped below. */
-const npmConfig = (key: string) => process.env[`npm_config_${key}`] || execFileSync("npm", ["config", "get", key], { encoding: "utf8" }).trim();
-const NPM_CACHE = npmConfig("cache");
-const REGISTRY = npmConfig("registry").replace(/\/+$/, "");
 
 /**
  * The environment of every command, as in `tarball.test.ts`: no npm_* variables of an enclosing
  * `npm test`, and a proxy that refuses every request, so anything not in the cache fails instead
  * of downloading. No OPENAI_* variables either: the first agent must run on the scripted model.
  */
-const CHILD_ENV: NodeJS.ProcessEnv = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && !/^OPENAI_/.test(name))),
-  npm_config_cache: NPM_CACHE,
-  npm_config_registry: REGISTRY,
-  npm_config_proxy: "http://127.0.0.1:9",
-  npm_config_https_proxy: "http://127.0.0.1:9",
-  npm_config_fetch_retries: "0",
-  npm_config_update_notifier: "false",
-  npm_config_fund: "false",
-  npm_config_audit: "false",
-};
+const CHILD_ENV: NodeJS.ProcessEnv = offlineEnv(/^OPENAI_/, { npm_config_fund: "false", npm_config_audit: "false" });
 
 /** Runs a command; rejects with its output when it fails. */
-function run(command: string, args: string[], cwd: string): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    execFile(command, args, { cwd, env: CHILD_ENV, maxBuffer: 64 * 1024 * 1024, timeout: 180_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} ${args.join(" ")} (in ${cwd}) failed: ${error.message}\n${stdout}\n${stderr}`));
-      else resolvePromise(stdout);
-    });
-  });
-}
+const run = runner(CHILD_ENV, 180_000);
 
 /** A line of the README's shell, run by the shell, as a reader pastes it. */
 const shell = (line: string, cwd: string) => run("sh", ["-c", line], cwd);

@@ -12,6 +12,7 @@ import { dirname, join, posix, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NPM_CACHE, offlineEnv, REGISTRY, runner } from "./offline-npm.js";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), "fixtures");
@@ -62,9 +63,6 @@ const KNOWN_EXPORTS: Record<string, string> = {
 const OPTIONAL_PEERS = ["@modelcontextprotocol/sdk", "zod", "@opentelemetry/api", "@ai-sdk/provider", "pg"];
 
 /** The npm cache `npm ci` filled and the registry it came from, read before the npm_* variables are dropped below. */
-const npmConfig = (key: string) => process.env[`npm_config_${key}`] || execFileSync("npm", ["config", "get", key], { encoding: "utf8" }).trim();
-const NPM_CACHE = npmConfig("cache");
-const REGISTRY = npmConfig("registry").replace(/\/+$/, "");
 
 /**
  * The environment for child npm / node processes. The npm_* variables of an enclosing
@@ -72,25 +70,10 @@ const REGISTRY = npmConfig("registry").replace(/\/+$/, "");
  * they go. Every request through the proxy fails at once, so anything not in the cache
  * fails the install instead of quietly downloading it.
  */
-const CHILD_ENV: NodeJS.ProcessEnv = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))),
-  npm_config_cache: NPM_CACHE,
-  npm_config_registry: REGISTRY,
-  npm_config_proxy: "http://127.0.0.1:9",
-  npm_config_https_proxy: "http://127.0.0.1:9",
-  npm_config_fetch_retries: "0",
-  npm_config_update_notifier: "false",
-};
+const CHILD_ENV: NodeJS.ProcessEnv = offlineEnv(undefined, {});
 
 /** Runs a command; rejects with its output when it fails. */
-function run(command: string, args: string[], cwd: string): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    execFile(command, args, { cwd, env: CHILD_ENV, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} ${args.join(" ")} (in ${cwd}) failed: ${error.message}\n${stdout}\n${stderr}`));
-      else resolvePromise(stdout);
-    });
-  });
-}
+const run = runner(CHILD_ENV, 120_000);
 
 /** The repo's lockfile: what `npm ci` put in the cache, with each package's integrity. */
 const repoLock = JSON.parse(readFileSync(join(REPO, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
