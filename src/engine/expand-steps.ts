@@ -30,7 +30,7 @@ import { LinkedObserver } from "./linked-observer.js";
  *
  * @example
  * ```ts
- * firstTurn$.pipe(expandSteps((v): v is NextTurn => v instanceof NextTurn, (next) => turn(run, next)));
+ * start$.pipe(expandSteps((v): v is Step => v instanceof Step, (step) => phase(run, step)));
  * ```
  */
 export function expandSteps<V, S extends V>(isStep: (value: V) => value is S, project: (step: S) => Observable<V>): OperatorFunction<V, Exclude<V, S>> {

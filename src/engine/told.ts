@@ -34,7 +34,7 @@ export type WaitFor<T> = (item: T) => Observable<unknown> | undefined;
  *
  * @example
  * ```ts
- * told([{ type: "turn_end", message, toolResults }], emit, turn, [new NextTurn([], lastTurn)]);
+ * told([{ type: "turn_start" }], emit, turn, [new Append(messages)]);
  * ```
  */
 export function told<T, S = never>(items: readonly T[], wait: WaitFor<T>, turn?: OneAtATime, tail: readonly S[] = [], start = 0): Observable<T | S> {

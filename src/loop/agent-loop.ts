@@ -32,10 +32,10 @@ import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
 import type { AgentTool } from "../model/tool-types.js";
 import { failure } from "./failure.js";
 import type { AgentLoopConfig } from "./loop-config.js";
-import { AfterTurn, Append, FinishTurn, FirstPoll, isStep, NextTurn, OpenTurn, type Phase, Responded, SendRequest, type Step } from "./steps.js";
+import { AfterTurn, Append, FinishTurn, FirstPoll, isStep, type Phase, Responded, SendRequest, type Step } from "./steps.js";
 import { assertOneQueueSource } from "./queue-poll.js";
 import { type AgentLoopRun, Run, type ValidatedLoopRun } from "./run.js";
-import { afterResponse, append, nextTurn, openTurn, request, resumeTurn } from "./turn.js";
+import { afterResponse, append, request, resumeTurn } from "./turn.js";
 import { afterTurn, endRun, finishTurn } from "./turn-end.js";
 import { assertToolSet, validatorFor } from "../tools/tool-set.js";
 import { ajvValidator } from "../tools/validators/ajv-validator.js";
@@ -205,9 +205,7 @@ function phase(run: Run, step: Step): Observable<Phase> {
   if (step instanceof Responded) return afterResponse(run, step);
   if (step instanceof FinishTurn) return finishTurn(run, step);
   if (step instanceof AfterTurn) return afterTurn(run, step);
-  if (step instanceof NextTurn) return nextTurn(run, step);
-  if (step instanceof OpenTurn) return openTurn(run, step);
-  if (step instanceof FirstPoll) return run.poll(run.steering, (pending) => new Append(pending));
+  if (step instanceof FirstPoll) return run.poll(run.steering, (pending) => append(run, new Append(pending)));
   return endRun(run);
 }
 

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { isObservable, type Observable, of, type Subscription, throwError } from "rxjs";
+import { isObservable, type Observable, type Subscription, throwError } from "rxjs";
 import type { AgentMessage } from "../model/types.js";
 import type { MaybeAsync } from "../rx/maybe-async.js";
-import { liftMap } from "../rx/from-hook.js";
+import { liftConcatMap } from "../rx/from-hook.js";
 import type { QueueMode } from "./loop-config.js";
 import { MessageQueue } from "./message-queue.js";
 
@@ -58,18 +58,20 @@ export class QueuePoll {
   }
 
   /**
-   * What one poll takes, through `project`: polled now (a phase polls when its step is taken,
-   * and what it returns is subscribed at once), synchronous when the callback returns an array or
-   * the stream is buffered (SPEC L12). A stream's error fails the poll.
+   * What one poll takes, then what `project` makes of it, as `concatMap(project)` would
+   * (`liftConcatMap`): at once when the poll is synchronous (the callback returns an array, or the
+   * stream is buffered: SPEC L12), so the common poll costs no operator. Polled now: a
+   * phase polls when its step is taken, and what it returns is subscribed at once. A stream's
+   * error fails the poll.
    */
-  take<T>(project: (messages: AgentMessage[]) => T): Observable<T> {
+  take<T>(project: (messages: AgentMessage[]) => Observable<T>): Observable<T> {
     if (this.buffer) {
       if (this.failure) return throwError(() => this.failure!.error);
-      return of(project(this.buffer.drain()));
+      return project(this.buffer.drain());
     }
     const callback = this.callback;
-    if (!callback) return of(project([]));
-    return liftMap<unknown, T>(callback(), (value) => project(messagesOrNone(value, this.callbackName)));
+    if (!callback) return project([]);
+    return liftConcatMap<unknown, T>(callback(), (value) => project(messagesOrNone(value, this.callbackName)));
   }
 }
 

@@ -201,10 +201,10 @@ export class Run {
   }
 
   /**
-   * One poll of `queue`, through `project`: what it took now waits for its turn. Synchronous when
-   * the poll is (SPEC L12).
+   * One poll of `queue`, then what `project` makes of it (as `concatMap` would): what it took
+   * now waits for its turn. Synchronous when the poll is (SPEC L12).
    */
-  poll<T>(queue: QueuePoll, project: (messages: AgentMessage[]) => T): Observable<T> {
+  poll<T>(queue: QueuePoll, project: (messages: AgentMessage[]) => Observable<T>): Observable<T> {
     return queue.take((messages) => project(this.took(messages)));
   }
 

@@ -5,14 +5,14 @@
  *
  * ```text
  * start                 agent_start, turn_start                    → Append(prompts) | FirstPoll
- * FirstPoll             steering poll                              → Append(pending)
- * NextTurn              prepareNextTurn, steering poll if nothing is pending → OpenTurn
- * OpenTurn              turn_start                                 → Append(pending)
+ * FirstPoll             steering poll, then as Append(pending)     → SendRequest
  * Append                the messages' start and end                → SendRequest
  * SendRequest           the request hooks, the provider's message events → Responded
  * Responded             the tool batch                             → FinishTurn
  * FinishTurn            finishTurn, turn_end                       → AfterTurn | End
- * AfterTurn             steering poll, then follow-up poll         → NextTurn | End
+ * AfterTurn             steering poll, then follow-up poll; the next turn's
+ *                       prepareNextTurn, steering poll if nothing is pending,
+ *                       turn_start (next-turn.ts)                  → Append(pending) | agent_end
  * End                   agent_end
  * ```
  *
@@ -27,23 +27,6 @@ export abstract class Step {}
 
 /** The first steering poll, after the prompts (SPEC L7). */
 export class FirstPoll extends Step {}
-
-/** A later turn: the messages that open it and the turn before. */
-export class NextTurn extends Step {
-  constructor(
-    readonly pending: AgentMessage[],
-    readonly lastTurn: AgentTurnContext,
-  ) {
-    super();
-  }
-}
-
-/** A later turn's opening, with its pending messages. */
-export class OpenTurn extends Step {
-  constructor(readonly messages: AgentMessage[]) {
-    super();
-  }
-}
 
 /** Messages to add before a request; then `next`, or the request when there is none. */
 export class Append extends Step {

@@ -5,12 +5,13 @@
  *
  * @module
  */
-import { concatMap, defer, type Observable, of } from "rxjs";
+import { concatMap, defer, type Observable } from "rxjs";
 import { fromHook } from "../rx/from-hook.js";
 import type { AgentTurnDecision } from "./loop-config.js";
 import type { AgentEvent, LimitReached } from "../model/types.js";
 import type { Run } from "./run.js";
-import { AfterTurn, End, type FinishTurn, NextTurn, type Phase } from "./steps.js";
+import { nextTurn } from "./next-turn.js";
+import { AfterTurn, End, type FinishTurn, type Phase } from "./steps.js";
 
 const END = new End();
 
@@ -31,7 +32,8 @@ export function finishTurn(run: Run, end: FinishTurn): Observable<Phase> {
 /**
  * After `turn_end`: `end` ends the run; else steering is polled (never inside a batch), and the
  * run goes on with tool results or steering; when it would stop, follow-up is polled (the outer
- * loop); a `continue` decision asks once more (SPEC L8).
+ * loop); a `continue` decision asks once more (SPEC L8). The next turn opens in this phase
+ * (`next-turn.ts`), each poll composed as `concatMap` would.
  */
 export function afterTurn(run: Run, { lastTurn, action, hasMoreToolCalls }: AfterTurn): Observable<Phase> {
   if (action === "end") return endRun(run);
@@ -45,16 +47,14 @@ export function afterTurn(run: Run, { lastTurn, action, hasMoreToolCalls }: Afte
     const reached = control.requestLimit(limits, run.turns, run.usage);
     if (reached) return hasMoreToolCalls || action === "continue" || run.hasQueued() ? endByLimit(run, reached) : endRun(run);
   }
-  if (hasMoreToolCalls) return run.poll(run.steering, (steering) => new NextTurn(steering, lastTurn));
-  return run.poll(run.steering, (steering) => steering).pipe(
-    concatMap((steering) => {
-      if (steering.length > 0) return of(new NextTurn(steering, lastTurn));
-      return run.poll(run.followUp, (followUp) => {
-        if (followUp.length > 0) return new NextTurn(followUp, lastTurn);
-        return action === "continue" ? new NextTurn([], lastTurn) : END;
-      });
-    }),
-  );
+  if (hasMoreToolCalls) return run.poll(run.steering, (steering) => nextTurn(run, steering, lastTurn));
+  return run.poll(run.steering, (steering) => {
+    if (steering.length > 0) return nextTurn(run, steering, lastTurn);
+    return run.poll(run.followUp, (followUp) => {
+      if (followUp.length > 0) return nextTurn(run, followUp, lastTurn);
+      return action === "continue" ? nextTurn(run, [], lastTurn) : endRun(run);
+    });
+  });
 }
 
 /** A limit ends the run: it is told (`onLimitReached`), then `agent_end` carries it. */

@@ -1,9 +1,8 @@
 /**
  * One turn of the loop (SPEC L3): an assistant message and all its tool results, as phases that
- * end with the step to take next (`steps.ts`):
+ * end with the step to take next (`steps.ts`); the turn opens in `next-turn.ts`:
  *
  * ```text
- * nextTurn:  prepareNextTurn → steering poll if nothing is pending → turn_start → Append
  * append:    pending messages (tool changes declared), each committed by its end → SendRequest
  * request:   prepareRequest → transformContext → convertToLlm → getApiKey → the provider's
  *            message events → error | aborted: FinishTurn (hard exit)
@@ -25,35 +24,11 @@ import { fromHook } from "../rx/from-hook.js";
 import { streamAssistantResponse } from "../stream/assistant-stream.js";
 import type { ToolCallEnvironment } from "../tools/prepare-tool-call.js";
 import { executeToolBatch, failTruncatedToolCalls, type ToolBatchResult } from "../tools/tool-batch.js";
-import { messagesOrNone } from "./queue-poll.js";
 import { resultsAfter, type ResumedTurn, type Run } from "./run.js";
-import { Append, FinishTurn, type NextTurn, OpenTurn, type Phase, Responded, SendRequest, type Step } from "./steps.js";
+import { type Append, FinishTurn, type Phase, Responded, SendRequest, type Step } from "./steps.js";
 import { finishTurn } from "./turn-end.js";
 
 const SEND_REQUEST = new SendRequest();
-
-/** Between turns: `prepareNextTurn`, one more steering poll if nothing is pending (SPEC L7), `turn_start`. */
-export function nextTurn(run: Run, next: NextTurn): Observable<Phase> {
-  const { lastTurn, pending } = next;
-  const queued = (prepared: AgentMessage[]): Observable<Phase> =>
-    pending.length > 0
-      ? openTurn(run, new OpenTurn([...prepared, ...pending]))
-      : run.poll(run.steering, (polled) => new OpenTurn(prepared.length === 0 ? polled : [...prepared, ...polled]));
-  const hook = run.config.prepareNextTurn;
-  if (!hook) return queued([]);
-  return fromHook(() => hook(lastTurn, run.signal)).pipe(
-    concatMap((update) => {
-      if (!update) return queued([]);
-      run.update(update);
-      return queued(run.took(messagesOrNone(update.messages, "prepareNextTurn messages")));
-    }),
-  );
-}
-
-/** `turn_start`, then the turn's pending messages. */
-export function openTurn(run: Run, { messages }: OpenTurn): Observable<Phase> {
-  return run.emitter.tell([{ type: "turn_start" }], new Append(messages));
-}
 
 /**
  * Messages added before a request: the tool changes are declared (SPEC M5), and each message

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { catchError, defaultIfEmpty, defer, isObservable, map, Observable, of, type OperatorFunction, takeLast, throwError } from "rxjs";
+import { catchError, concatMap, defaultIfEmpty, defer, isObservable, Observable, of, type OperatorFunction, takeLast, throwError } from "rxjs";
 import { Failure, isThenable, type MaybeAsync } from "./maybe-async.js";
 import { ignoreOutcome, promiseInVirtualRunError, stallsVirtualRun } from "./virtual-run.js";
 
@@ -75,17 +75,22 @@ export function fromHook<T>(call: () => MaybeAsync<T>): Observable<T> {
 }
 
 /**
- * `lift(value).pipe(map(project))`, with `of(project(value))` for a plain value: the common
- * synchronous answer costs one `of`, not an operator (SPEC L12).
+ * `lift(value).pipe(concatMap(project))`, with `project(value)` itself for a plain value: the
+ * common synchronous answer costs no operator and no subscription of its own (SPEC L12).
  *
  * ```text
- * liftMap(a, f):      (f(a)|)
- * liftMap(-a|, f):    -(f(a)|)
+ * liftConcatMap(a, f):      f(a)
+ * liftConcatMap(-a|, f):    -f(a)
+ * ```
+ *
+ * @example
+ * ```ts
+ * liftConcatMap(config.getSteeringMessages(), (messages) => nextTurn(messages));
  * ```
  */
-export function liftMap<T, R>(value: MaybeAsync<T>, project: (value: T) => R): Observable<R> {
-  if (!isObservable(value) && !isThenable(value)) return of(project(value as T));
-  return lift(value).pipe(map(project));
+export function liftConcatMap<T, R>(value: MaybeAsync<T>, project: (value: T) => Observable<R>): Observable<R> {
+  if (!isObservable(value) && !isThenable(value)) return project(value as T);
+  return lift(value).pipe(concatMap(project));
 }
 
 /**

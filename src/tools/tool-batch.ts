@@ -212,14 +212,14 @@ function together<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: T
       outcomes[index] = outcome;
       return emitter.one(endEvent(outcome));
     };
-  // `from` reads the preparations when it is subscribed, after the preflight filled them in.
-  const unscheduled = from(preparations).pipe(
-    mergeMap((preparation, index) => {
-      if (preparation.kind === "immediate") return EMPTY;
-      const complete = completeAt(index);
-      return env.signal.aborted ? complete(notStarted(preparation.toolCall)) : runPrepared(preparation, env, emitter, complete);
-    }),
-  );
+  const execution = (preparation: ToolCallPreparation, index: number): Observable<AgentEvent> => {
+    if (preparation.kind === "immediate") return EMPTY;
+    const complete = completeAt(index);
+    return env.signal.aborted ? complete(notStarted(preparation.toolCall)) : runPrepared(preparation, env, emitter, complete);
+  };
+  // Read when subscribed (`from` reads its array then), after the preflight filled the
+  // preparations in. One call: `mergeMap` of one value is its one inner Observable, without the operator.
+  const unscheduled = calls.length === 1 ? defer(() => execution(preparations[0]!, 0)) : from(preparations).pipe(mergeMap(execution));
   const control = env.control;
   // With run control, the preparations decide whether it schedules the batch.
   const executing = control

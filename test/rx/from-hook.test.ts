@@ -1,11 +1,11 @@
 /**
- * `fromHook`, `lift`, `liftMap`: a hook's value, promise or Observable lifted once (SPEC L12:
+ * `fromHook`, `lift`, `liftConcatMap`: a hook's value, promise or Observable lifted once (SPEC L12:
  * a plain value stays synchronous; A6: a throw is the result's error).
  */
 import { config, type EMPTY, lastValueFrom, of } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it } from "vitest";
-import { fromHook, lift, liftMap } from "../../src/rx/from-hook.js";
+import { fromHook, lift, liftConcatMap } from "../../src/rx/from-hook.js";
 
 const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 
@@ -53,15 +53,16 @@ describe("fromHook", () => {
   });
 });
 
-describe("liftMap", () => {
-  it("L12: a plain value is projected at once, before any subscription; an Observable's when it settles", () => {
+describe("liftConcatMap", () => {
+  it("L12: a plain value is projected at once, and the projection is the result itself; an Observable's value is projected when it settles, as concatMap does", () => {
     const projected: number[] = [];
-    const plain = liftMap(1, (v) => (projected.push(v), v * 10));
+    const inner = of(10);
+    const plain = liftConcatMap(1, (v) => (projected.push(v), inner));
     expect(projected).toEqual([1]);
+    expect(plain).toBe(inner);
     newScheduler().run(({ cold, expectObservable }) => {
-      expectObservable(plain).toBe("(a|)", { a: 10 });
-      expectObservable(liftMap(cold("-a|", { a: 2 }), (v: number) => v * 10)).toBe("--(b|)", { b: 20 });
+      expectObservable(liftConcatMap(cold("-a|", { a: 2 }), (v: number) => cold("-x|", { x: v * 10 }))).toBe("---x|", { x: 20 });
+      expectObservable(liftConcatMap(cold("-a-b|", { a: 1, b: 3 }), (v: number) => of(v * 10))).toBe("----(x|)", { x: 30 });
     });
-    expect(liftMap(of(3), (v) => v)).not.toBe(undefined);
   });
 });
