@@ -2,18 +2,17 @@
  * Bundle size (workload 5): the core entry (`Agent` + `agentLoop`) bundled and minified with
  * esbuild for the browser (ESM, tree-shaken), then gzipped (level 9).
  *
- * - rxagent, own code: `rxjs` and `ajv` external.
- * - rxagent, total: with the rxjs parts it uses and ajv bundled in.
+ * - rxagent, own code: `rxjs` external.
+ * - rxagent, total: with the rxjs parts it uses (no ajv: the default validator needs none).
  * - reference: pi-agent-core's `Agent` + `agentLoop` with everything it pulls from pi-ai (and
  *   pi-schema), bundled the same way; nothing it imports is external.
- * - rxagent/core, own code: the same two exports from the entry without ajv and run control.
  * - Minimal browser apps: an `Agent` with one tool, prompted once, everything bundled: from
- *   `rxagent/core` with `interpretingValidator`, with `precompiledValidator` (the tool's schema
+ *   `rxagent` with its default validator (`interpretingValidator`), with `precompiledValidator` (the tool's schema
  *   compiled by scripts/precompile-validators.mjs), and from `rxagent` (ajv).
  *
  * Prints one JSON line.
  */
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -60,7 +59,6 @@ function packageOf(file) {
   return rest[0].startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0];
 }
 
-const CORE_ENTRY = path.join(path.dirname(RXAGENT_ENTRY), "core.js");
 const SCHEMA = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
 
 /** An app's source: one Agent, one tool, one prompt; `validator` is an expression over the imports. */
@@ -78,23 +76,20 @@ async function precompiledModule() {
 }
 
 const validatorsFile = await precompiledModule();
-const core = JSON.stringify(CORE_ENTRY);
+const entry = JSON.stringify(RXAGENT_ENTRY);
 const results = {
-  rxagentOwn: await bundle("rxagent (own code; rxjs, ajv external)", RXAGENT_ENTRY, ["rxjs", "rxjs/*", "ajv", "ajv/*"]),
-  rxagentTotal: await bundle("rxagent + the rxjs parts it uses + ajv", RXAGENT_ENTRY, []),
+  rxagentOwn: await bundle("rxagent (own code; rxjs external)", RXAGENT_ENTRY, ["rxjs", "rxjs/*"]),
+  rxagentTotal: await bundle("rxagent + the rxjs parts it uses", RXAGENT_ENTRY, []),
   reference: await bundle("pi-agent-core + what it pulls from pi-ai", "@earendil-works/pi-agent-core", []),
-  coreOwn: existsSync(CORE_ENTRY) ? await bundle("rxagent/core (own code; rxjs external)", CORE_ENTRY, ["rxjs", "rxjs/*"]) : undefined,
-  apps: existsSync(CORE_ENTRY)
-    ? {
-        interpreting: await bundle("app: rxagent/core + interpretingValidator", CORE_ENTRY, [], minimalApp(`import { Agent, interpretingValidator } from ${core};`, "interpretingValidator")),
-        precompiled: await bundle(
-          "app: rxagent/core + precompiledValidator",
-          CORE_ENTRY,
-          [],
-          minimalApp(`import { Agent, precompiledValidator } from ${core};\nimport { validators } from ${JSON.stringify(validatorsFile)};`, "precompiledValidator(validators)"),
-        ),
-        ajv: await bundle("app: rxagent (ajv)", RXAGENT_ENTRY, [], minimalApp(`import { Agent } from ${JSON.stringify(RXAGENT_ENTRY)};`)),
-      }
-    : undefined,
+  apps: {
+    interpreting: await bundle("app: rxagent, the default validator (interpretingValidator)", RXAGENT_ENTRY, [], minimalApp(`import { Agent } from ${entry};`)),
+    precompiled: await bundle(
+      "app: rxagent + precompiledValidator",
+      RXAGENT_ENTRY,
+      [],
+      minimalApp(`import { Agent, precompiledValidator } from ${entry};\nimport { validators } from ${JSON.stringify(validatorsFile)};`, "precompiledValidator(validators)"),
+    ),
+    ajv: await bundle("app: rxagent + ajvValidator", RXAGENT_ENTRY, [], minimalApp(`import { Agent, ajvValidator } from ${entry};`, "ajvValidator")),
+  },
 };
 process.stdout.write(JSON.stringify(results) + "\n");

@@ -10,6 +10,7 @@ import { checkRunOptions } from "../loop/agent-loop.js";
 import { LOOP_HOOKS, type LoopHooks, type QueueMode } from "../loop/loop-config.js";
 import type { RunLimits } from "../model/run-limits.js";
 import type { RunControl } from "../tools/run-control-port.js";
+import { runControl } from "../run-control/run-control.js";
 import type { StreamFn, ThinkingBudgets, Usage } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import type { ToolExecutionMode } from "../model/tool-types.js";
@@ -102,7 +103,7 @@ export abstract class AgentBase {
     this.runControl = options.runControl;
     this.maxConcurrency = options.maxConcurrency;
     this.abortGraceMs = options.abortGraceMs;
-    checkRunOptions(options, options.initialState?.tools, this.control());
+    checkRunOptions(options, this.control());
     const session = options.session;
     if (session !== undefined && typeof (session as Partial<AgentSession> | null)?.resume$ !== "function") {
       throw new TypeError('session must be built by agentSession() from "rxagent/session": `session: agentSession({ store, id })`.');
@@ -203,15 +204,9 @@ export abstract class AgentBase {
     return this.queues.peek();
   }
 
-  /** The validator for tools when neither they nor `validator` name one: none in `rxagent/core`. */
-  protected defaultValidator?(): ArgumentValidator;
-
-  /** Run control when `runControl` names none: none in `rxagent/core`. */
-  protected defaultRunControl?(): RunControl;
-
-  /** The run control in use: `runControl`, else the default one. @internal */
-  protected control(): RunControl | undefined {
-    return this.runControl ?? this.defaultRunControl?.();
+  /** The run control in use: `runControl`, else rxagent's. @internal */
+  protected control(): RunControl {
+    return this.runControl ?? runControl;
   }
 
   /** The time now, on the Agent's scheduler if it has one. @internal */

@@ -36,8 +36,8 @@ export interface AgentOptions extends LoopHooks {
    */
   providerOptions?: Record<string, unknown> | undefined;
   /**
-   * Checks tool arguments for tools without a validator of their own (SPEC T2). The Agent of
-   * `rxagent` defaults to ajv; the one of `rxagent/core` has no default.
+   * Checks tool arguments for tools without a validator of their own (SPEC T2). Default
+   * `interpretingValidator` (no `eval`); `ajvValidator` is the fastest per call.
    */
   validator?: ArgumentValidator | undefined;
   /** Clock and scheduler of the runs; pass a `TestScheduler` in marble tests. */
@@ -45,9 +45,8 @@ export interface AgentOptions extends LoopHooks {
   /** Budgets and breakers of every run (SPEC R2). */
   limits?: RunLimits | undefined;
   /**
-   * Approvals, limits and scheduling (SPEC R1–R3). The Agent of `rxagent` has it always; with
-   * the one of `rxagent/core`, pass `runControl` to use `limits`, `maxConcurrency`, or tools with
-   * `needsApproval` or `concurrencyKey`.
+   * Approvals, limits and scheduling (SPEC R1–R3, R6): built in; this replaces the built-in
+   * `runControl`.
    */
   runControl?: RunControl | undefined;
   /** The most calls of a parallel batch that execute at once (SPEC R3). */

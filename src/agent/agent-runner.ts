@@ -12,13 +12,17 @@ import { describeError } from "../model/describe-error.js";
 import type { StreamFn, ToolCall } from "../model/messages.js";
 import type { AgentEvent, AgentMessage } from "../model/types.js";
 import type { Failure } from "../rx/maybe-async.js";
-import type { ArgumentValidator } from "../model/argument-validator.js";
+import type { ValidatedLoopRun } from "../loop/run.js";
 import { ActiveRun } from "./active-run.js";
 import { ApprovalDesk } from "./approval-desk.js";
 import type { AgentStateStore } from "./agent-state.js";
 import type { ListenerBarrier } from "./listener-barrier.js";
 import type { RunPlan } from "./run-plan.js";
 import type { SessionJournal } from "./session-port.js";
+
+
+/** What the Agent decided before a run: the tools' validator and the run control. */
+export type CheckedRun = Pick<ValidatedLoopRun, "validator" | "control">;
 
 /** Runs the loop for an `Agent` and owns the run that is active. */
 export class AgentRunner {
@@ -57,7 +61,7 @@ export class AgentRunner {
    * Agent already. Without `tells` the Observable emits no events, it only completes (for
    * `prompt()`, whose promise has no use for them).
    */
-  run(plan: RunPlan, streamFn: StreamFn, config: () => AgentLoopConfig, validator: ArgumentValidator, tells: boolean): Observable<AgentEvent> {
+  run(plan: RunPlan, streamFn: StreamFn, config: () => AgentLoopConfig, checked: CheckedRun, tells: boolean): Observable<AgentEvent> {
     return new Observable<AgentEvent>((subscriber) => {
       const run = new ActiveRun(subscriber);
       // Registered before the run begins: a subscriber that leaves inside `next` while a
@@ -65,11 +69,11 @@ export class AgentRunner {
       subscriber.add(() => {
         if (this.active === run) run.controller.abort();
       });
-      this.begin(run, plan, streamFn, config(), validator, tells);
+      this.begin(run, plan, streamFn, config(), checked, tells);
     });
   }
 
-  private begin(run: ActiveRun, plan: RunPlan, streamFn: StreamFn, config: AgentLoopConfig, validator: ArgumentValidator, tells: boolean): void {
+  private begin(run: ActiveRun, plan: RunPlan, streamFn: StreamFn, config: AgentLoopConfig, { validator, control }: CheckedRun, tells: boolean): void {
     this.active = run;
     if (plan.aborted) run.controller.abort();
     this.store.beginRun();
@@ -85,7 +89,7 @@ export class AgentRunner {
       skipInitialSteeringPoll: plan.skipInitialSteeringPoll,
       resume: plan.resume,
       validator,
-      control: config.runControl,
+      control,
       turn: run.turn,
       executing: this.recorder ? this.executing : undefined,
     });

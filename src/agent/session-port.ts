@@ -41,10 +41,10 @@ export interface SessionHost {
   readonly queues: AgentQueues;
   now(): number;
   /**
-   * What the Agent lacks to finish a journal's run now (and to ask for approvals, when
-   * `approvals`), if anything: `model` while it has the placeholder (SPEC A8, S5).
+   * What the Agent lacks to finish a journal's run now, if anything: `model` while it has the
+   * placeholder (SPEC A8, S5).
    */
-  missing(approvals: boolean): "streamFn" | "model" | "runControl" | undefined;
+  missing(): "streamFn" | "model" | undefined;
   /** Throws what starting a run would throw now for the Agent's settings (its tools, options, provider). */
   assertRunnable(): void;
   /** Journals into `journal` from now on. */

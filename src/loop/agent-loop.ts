@@ -25,11 +25,10 @@
 import { catchError, concat, defer, finalize, type Observable, type Subscription, tap } from "rxjs";
 import { expandSteps } from "../engine/expand-steps.js";
 import { checkDelay } from "../model/run-limits.js";
-import { assertRunControl, type RunControl } from "../tools/run-control-port.js";
+import type { RunControl } from "../tools/run-control-port.js";
 import { runControl } from "../run-control/run-control.js";
 import type { StreamFn } from "../model/messages.js";
 import type { AgentContext, AgentEvent, AgentMessage } from "../model/types.js";
-import type { AgentTool } from "../model/tool-types.js";
 import { failure } from "./failure.js";
 import type { AgentLoopConfig } from "./loop-config.js";
 import { AfterTurn, Append, FinishTurn, FirstPoll, isStep, type Phase, Responded, SendRequest, type Step } from "./steps.js";
@@ -37,9 +36,8 @@ import { assertOneQueueSource } from "./queue-poll.js";
 import { type AgentLoopRun, Run, type ValidatedLoopRun } from "./run.js";
 import { afterResponse, append, request, resumeTurn } from "./turn.js";
 import { afterTurn, endRun, finishTurn } from "./turn-end.js";
-import { assertToolSet, validatorFor } from "../tools/tool-set.js";
-import { ajvValidator } from "../tools/validators/ajv-validator.js";
-import type { ArgumentValidator } from "../model/argument-validator.js";
+import { assertToolSet } from "../tools/tool-set.js";
+import { interpretingValidator } from "../tools/validators/interpreting-validator.js";
 
 export type { AgentLoopRun } from "./run.js";
 
@@ -57,9 +55,9 @@ export type { AgentLoopRun } from "./run.js";
  *
  * @example
  * ```ts
- * import { filter, map } from "rxjs";
+ * import { ofType } from "rxagent/operators";
  * agentLoop([{ role: "user", content: "Hi", timestamp: Date.now() }], { messages: [] }, { model }, undefined, streamFn)
- *   .pipe(filter((e) => e.type === "message_update"))
+ *   .pipe(ofType("message_update"))
  *   .subscribe((e) => render(e.message));
  * ```
  * @see agentLoopContinue
@@ -99,7 +97,10 @@ export function requireStreamFn(streamFn: StreamFn | undefined): StreamFn {
 }
 
 /**
- * The loop with a waiting `emit`: the entry the `Agent` builds on (SPEC L11).
+ * The loop with a waiting `emit`: the entry the `Agent` builds on (SPEC L11). Tool arguments are
+ * checked by the config's `validator`, else the interpreting one (no `eval`; a bundle that never
+ * names `ajvValidator` carries no ajv); approvals, limits and scheduling are the config's
+ * `runControl`, else rxagent's.
  *
  * Unsubscribing before the run settled tears everything down first, then fires the signal, so
  * nothing reacts to the abort by emitting (SPEC L10).
@@ -107,37 +108,20 @@ export function requireStreamFn(streamFn: StreamFn | undefined): StreamFn {
  * @internal
  */
 export function runAgentLoop(input: AgentLoopRun): Observable<AgentEvent> {
-  return startAgentLoop(input, ajvValidator, runControl);
-}
-
-/**
- * {@link runAgentLoop} with the validator for tools and config that name none passed in (or
- * none: then the config must name one), and the run control when the config names none (or
- * none: then the run may not ask for it). Nothing here refers to ajv or to run control, so an
- * entry point that never passes `ajvValidator` or `runControl` leaves them out of the bundle.
- *
- * @internal
- */
-export function startAgentLoop(input: AgentLoopRun, defaultValidator: ArgumentValidator | undefined, defaultControl?: RunControl): Observable<AgentEvent> {
   const { config } = input;
   assertOneQueueSource(config.getSteeringMessages, config.steering$, "getSteeringMessages", "steering$");
   assertOneQueueSource(config.getFollowUpMessages, config.followUp$, "getFollowUpMessages", "followUp$");
-  const validator = validatorFor(input.context.tools, config.validator ?? defaultValidator);
+  const validator = config.validator ?? interpretingValidator;
   assertToolSet(input.context.tools, validator);
-  const control = config.runControl ?? defaultControl;
-  checkRunOptions(config, input.context.tools, control);
-  return launchAgentLoop(control ? { ...input, validator, control } : { ...input, validator });
+  const control = config.runControl ?? runControl;
+  checkRunOptions(config, control);
+  return launchAgentLoop({ ...input, validator, control });
 }
 
-/**
- * Throws a `TypeError` for run options that cannot mean anything (SPEC R2–R4), or that ask for
- * run control a run without it cannot give.
- *
- * @internal
- */
-export function checkRunOptions(config: Pick<AgentLoopConfig, "limits" | "maxConcurrency" | "abortGraceMs" | "requestApproval">, tools: readonly AgentTool[] | undefined, control: RunControl | undefined): void {
+/** Throws a `TypeError` for run options that cannot mean anything (SPEC R2–R4). @internal */
+export function checkRunOptions(config: Pick<AgentLoopConfig, "limits" | "maxConcurrency" | "abortGraceMs" | "requestApproval">, control: RunControl): void {
   checkDelay("abortGraceMs", config.abortGraceMs);
-  assertRunControl(config, tools, control);
+  control.checkConfig(config);
 }
 
 /**
@@ -216,7 +200,7 @@ function phase(run: Run, step: Step): Observable<Phase> {
  * failed it is in: its listeners may still be running, L15).
  */
 function runDeadline(run: Run, controller: AbortController): Subscription | undefined {
-  return run.input.control?.deadline(run.config.limits, run.config.scheduler, run.now, (limit) => {
+  return run.input.control.deadline(run.config.limits, run.config.scheduler, run.now, (limit) => {
     if (run.state.ended || controller.signal.aborted || run.failed) return;
     run.limit = limit;
     run.config.onLimitReached?.(limit);

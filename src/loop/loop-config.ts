@@ -91,9 +91,8 @@ export interface AgentLoopConfig extends ToolHooks, ProviderOptions {
   /** Budgets and breakers (SPEC R2). */
   limits?: RunLimits | undefined;
   /**
-   * Approvals, limits and scheduling (SPEC R1–R3): `agentLoop` of `rxagent` has it always; for
-   * `rxagent/core`'s, pass `runControl` to use `limits`, `maxConcurrency`, `requestApproval`, or
-   * tools with `needsApproval` or `concurrencyKey` (without it they are refused at call time).
+   * Approvals, limits and scheduling (SPEC R1–R3, R6): built in; this replaces the built-in
+   * `runControl`.
    */
   runControl?: RunControl | undefined;
   /**
@@ -115,7 +114,7 @@ export interface AgentLoopConfig extends ToolHooks, ProviderOptions {
   abortGraceMs?: number | undefined;
   /**
    * Checks tool arguments (SPEC T2) for tools without a `validator` of their own. Default
-   * `ajvValidator`; `interpretingValidator` or `precompiledValidator` under a strict CSP.
+   * `interpretingValidator` (no `eval`); `ajvValidator` is the fastest per call.
    */
   validator?: ArgumentValidator | undefined;
   /** Before every request, pending messages already appended. */

@@ -15,7 +15,7 @@ import type { Usage } from "../model/messages.js";
 import { emptyUsage } from "../model/assistant-message.js";
 import { addUsage, copyUsage } from "../model/usage-totals.js";
 import type { CallAdmission } from "../tools/run-control-port.js";
-import { assertRunControl, type RunControl } from "../tools/run-control-port.js";
+import type { RunControl } from "../tools/run-control-port.js";
 import { Emitter } from "../engine/emitter.js";
 import { type AgentEmit, type AgentLoopConfig, type AgentRequestUpdate, type AgentTurnContext, isLoopKey } from "./loop-config.js";
 import { QueuePoll } from "./queue-poll.js";
@@ -52,11 +52,11 @@ export interface ResumedTurn {
   terminated?: ReadonlySet<string>;
 }
 
-/** A run with its tool-argument validator and its run control decided: the config's, else the entry's default. */
+/** A run with its tool-argument validator and its run control decided: the config's, else rxagent's. */
 export interface ValidatedLoopRun extends AgentLoopRun {
   validator: ArgumentValidator;
-  /** Approvals, limits and scheduling (SPEC R1–R3); absent, the run has none of them. */
-  control?: RunControl;
+  /** Approvals, limits and scheduling (SPEC R1–R3). */
+  control: RunControl;
   /**
    * The turn the run's events are told in (with `emit`): the Agent calls its later listeners in
    * it too, so none of them is called from inside its own call.
@@ -143,7 +143,7 @@ export class Run {
     this.followUp = new QueuePoll("getFollowUpMessages", config.getFollowUpMessages, config.followUp$, config.followUpMode);
     this.steering.start();
     this.followUp.start();
-    this.budget = input.control?.budget(config.limits);
+    this.budget = input.control.budget(config.limits);
     const resume = input.resume;
     if (resume) this.state = resumedRunState(resume.message, [...resultsAfter(this.watched.raw, resume.message).keys()]);
   }
@@ -214,8 +214,6 @@ export class Run {
       // New tools get the checks the run's first ones got (SPEC T1): a mistake fails the run (A6).
       if (update.context.tools !== this.context.tools) {
         assertToolSet(update.context.tools, this.input.validator);
-        // A tool that asks for approval or a lane in a run without run control would run unasked (SPEC R6).
-        if (!this.input.control) assertRunControl({}, update.context.tools, undefined);
       }
       // A context of the hook's own: watched from now on (its array is the transcript, as in pi).
       this.context = { ...update.context };

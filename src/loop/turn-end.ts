@@ -41,10 +41,9 @@ export function afterTurn(run: Run, { lastTurn, action, hasMoreToolCalls }: Afte
   const callLimit = run.budget?.reached;
   if (callLimit) return endByLimit(run, callLimit);
   const limits = run.config.limits;
-  const control = run.input.control;
-  if (limits && control) {
+  if (limits) {
     // Checked before the queues are polled: what they hold stays queued for the next run.
-    const reached = control.requestLimit(limits, run.turns, run.usage);
+    const reached = run.input.control.requestLimit(limits, run.turns, run.usage);
     if (reached) return hasMoreToolCalls || action === "continue" || run.hasQueued() ? endByLimit(run, reached) : endRun(run);
   }
   if (hasMoreToolCalls) return run.poll(run.steering, (steering) => nextTurn(run, steering, lastTurn));

@@ -13,7 +13,7 @@ import type { TextContent } from "../model/messages.js";
 import { describeError } from "../model/describe-error.js";
 import { ABORTED_TOOL_TEXT, errorToolResult } from "../tools/tool-result.js";
 import type { AgentTool, AgentToolResult } from "../model/tool-types.js";
-import { ajvValidator } from "../tools/validators/ajv-validator.js";
+import { interpretingValidator } from "../tools/validators/interpreting-validator.js";
 import type { ArgumentValidator } from "../model/argument-validator.js";
 import { callFailureText } from "./call-failure.js";
 import { resultOverLimit, type McpLimits } from "./limits.js";
@@ -51,11 +51,11 @@ export interface McpToolOptions extends Pick<McpLimits, "maxResultBytes" | "maxR
   /** How `structuredContent` reaches the model (see `mcpToolResult`). Default `"auto"`. */
   structuredContent?: StructuredContentMode | undefined;
   /**
-   * The validator the Agent checks arguments with (default ajv, as the Agent of `rxagent`). Each
+   * The validator the Agent checks arguments with (default `interpretingValidator`, as the Agent's). Each
    * tool's schema is compiled with it when the tools are listed; a schema it still cannot check
    * leaves the check to the server (the tool gets a validator that passes the arguments on), so
-   * one odd schema does not make `prompt()` reject for every tool. Pass `interpretingValidator`
-   * when the Agent uses it (a strict CSP). A validator that cannot run here at all (ajv where
+   * one odd schema does not make `prompt()` reject for every tool. Pass `ajvValidator` when the
+   * Agent uses it. A validator that cannot run here at all (ajv where
    * code generation is refused) decides nothing: the tool gets no validator of its own, the
    * Agent's checks it, and `mcp.checkedBy` is `"agent"`.
    */
@@ -184,7 +184,7 @@ export function mcpAgentTool(
   const parameters = mcpToolParameters(definition.inputSchema);
   const source: McpToolSource = { server, name: definition.name, definition, checkedBy: "rxagent" };
   try {
-    (options.validator ?? ajvValidator).compile(parameters, name);
+    (options.validator ?? interpretingValidator).compile(parameters, name);
   } catch (error) {
     source.checkedBy = refusedCodeGeneration(error) ? "agent" : "server";
     source.schemaError = describeError(error);

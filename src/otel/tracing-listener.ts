@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Agent } from "../agent/agent-core.js";
+import type { Agent } from "../agent/agent.js";
 import type { AgentEvent } from "../model/types.js";
 import { AgentEventTracer } from "./agent-event-tracer.js";
 import { type AgentTracingOptions, tracingSettings } from "./tracing-options.js";
@@ -60,7 +60,7 @@ export function tracingListener(options: AgentTracingOptions = {}): TracingListe
  *
  * @example
  * ```ts
- * const traced: InstrumentedAgent = agent; // any Agent, of rxagent or rxagent/core
+ * const traced: InstrumentedAgent = agent;
  * ```
  */
 export type InstrumentedAgent = Pick<Agent, "events$" | "state" | "sessionId">;

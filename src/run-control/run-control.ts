@@ -1,8 +1,8 @@
 /**
  * Run control (SPEC R1–R3): approvals, budgets and breakers, concurrency slots and keyed lanes,
- * as the value the loop and the Agent take as `runControl`. The entry points of `rxagent` use it
- * always; with `rxagent/core`, pass it to use `limits`, `maxConcurrency`, `requestApproval` or
- * tools with `needsApproval` or `concurrencyKey`.
+ * as the value the loop and the Agent take as `runControl`: built in, so `limits`,
+ * `maxConcurrency`, `requestApproval` and tools with `needsApproval` or `concurrencyKey` need
+ * nothing passed. A `runControl` in the options replaces it.
  *
  * @module
  */
@@ -14,12 +14,14 @@ import type { RunControl } from "../tools/run-control-port.js";
 import { checkPositiveInteger, checkRunLimits, limitReached, requestLimit } from "../model/run-limits.js";
 
 /**
- * Approvals, limits and scheduling for runs of `rxagent/core`'s `Agent` and `agentLoop`.
+ * Approvals, limits and scheduling: what every `Agent` and `agentLoop` run has unless its
+ * options name another `runControl` (one that wraps this one, say, to log its decisions).
  *
  * @example
  * ```ts
- * import { Agent, interpretingValidator, runControl } from "rxagent/core";
- * const agent = new Agent({ streamFn, validator: interpretingValidator, runControl, limits: { maxTurns: 8 }, maxConcurrency: 2, initialState: { model, tools } });
+ * import { Agent, runControl } from "rxagent";
+ * const logged = { ...runControl, checkConfig: (config) => (console.log(config.limits), runControl.checkConfig(config)) };
+ * const agent = new Agent({ streamFn, runControl: logged, limits: { maxTurns: 8 }, initialState: { model, tools } });
  * ```
  */
 export const runControl: RunControl = {

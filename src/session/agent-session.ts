@@ -163,7 +163,7 @@ class JournaledSession implements AgentSession {
     const { state, queues } = host;
     const plan = image ? planResume(image) : undefined;
     // Checked before anything is installed: a resume that cannot run leaves the session closed.
-    const missing = host.missing(plan?.kind === "tools" && plan.approvals.length > 0);
+    const missing = host.missing();
     if (plan?.kind === "continue" || plan?.kind === "tools") {
       if (missing) throw new Error(`resume(): session "${session.lease.sessionId}" has a run to finish, and the Agent has no ${missing} to finish it with.`);
       // The rest of what the run would refuse (its tools, its options), refused now.

@@ -1,8 +1,7 @@
 /**
  * The seam between the loop and run control (SPEC R1–R3): approvals, budgets and breakers,
  * concurrency slots and keyed lanes. The loop knows only this interface; `runControl` brings the
- * code. `rxagent`'s entry points always have it; `rxagent/core`'s take it as the `runControl`
- * option, so a bundle whose runs use none of it does not carry it.
+ * code; a `runControl` in the options replaces it.
  *
  * @module
  */
@@ -111,17 +110,4 @@ export interface RunControl {
 /** Whether a tool asks for run control: an approval rule or a concurrency key. */
 export function usesRunControl(tool: AgentTool): boolean {
   return (tool.needsApproval !== undefined && tool.needsApproval !== false) || tool.concurrencyKey !== undefined;
-}
-
-/**
- * Checks the run-control options with `control`, or, without it, throws a `TypeError` for any
- * option or tool that would need it: nothing that asks for a limit or an approval runs unchecked.
- */
-export function assertRunControl(config: RunControlOptions, tools: readonly AgentTool[] | undefined, control: RunControl | undefined): void {
-  if (control) return control.checkConfig(config);
-  const option = (["limits", "maxConcurrency", "requestApproval"] as const).find((key) => config[key] !== undefined);
-  const tool = option ? undefined : tools?.find(usesRunControl);
-  if (!option && !tool) return;
-  const what = option ? `\`${option}\`` : `Tool "${tool!.name}" (needsApproval or concurrencyKey)`;
-  throw new TypeError(`${what} needs run control: pass \`runControl\` (import { runControl } from "rxagent/core") in the options, or import from "rxagent", which has it.`);
 }

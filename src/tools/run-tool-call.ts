@@ -10,8 +10,7 @@ import { executeToolCall } from "./execute-tool-call.js";
 import { finalizeToolCall } from "./finalize-tool-call.js";
 import { prepareToolCall, type ToolCallEnvironment } from "./prepare-tool-call.js";
 import type { AgentTool, AgentToolResult, ToolCallOutcome, ToolHooks } from "../model/tool-types.js";
-import { validatorFor } from "./tool-set.js";
-import { ajvValidator } from "./validators/ajv-validator.js";
+import { interpretingValidator } from "./validators/interpreting-validator.js";
 import type { ArgumentValidator } from "../model/argument-validator.js";
 
 /** Options of {@link runToolCall}. */
@@ -23,7 +22,7 @@ export interface RunToolCallOptions extends ToolHooks {
   signal?: AbortSignal | undefined;
   onUpdate?: ((partialResult: AgentToolResult) => void) | undefined;
   now?: (() => number) | undefined;
-  /** Checks arguments for tools without a `validator` of their own; ajv when absent. */
+  /** Checks arguments for tools without a `validator` of their own; the interpreting validator when absent. */
   validator?: ArgumentValidator | undefined;
 }
 
@@ -37,19 +36,7 @@ export interface RunToolCallOptions extends ToolHooks {
  * ```
  */
 export function runToolCall(toolCall: ToolCall, options: RunToolCallOptions): Observable<ToolCallOutcome> {
-  return runToolCallWith(toolCall, options, ajvValidator);
-}
-
-/**
- * {@link runToolCall} with the validator for tools and options that name none passed in (or
- * none: then `options.validator` must be set). Refers to no validator itself, so `rxagent/core`
- * builds on it without ajv.
- *
- * @internal
- */
-export function runToolCallWith(toolCall: ToolCall, options: RunToolCallOptions, defaultValidator: ArgumentValidator | undefined): Observable<ToolCallOutcome> {
-  const validator = validatorFor(options.tools, options.validator ?? defaultValidator);
-  const env: ToolCallEnvironment = { ...options, validator, signal: options.signal ?? new AbortController().signal, now: options.now ?? Date.now };
+  const env: ToolCallEnvironment = { ...options, validator: options.validator ?? interpretingValidator, signal: options.signal ?? new AbortController().signal, now: options.now ?? Date.now };
   return prepareToolCall(toolCall, env).pipe(
     concatMap((preparation) => {
       if (preparation.kind === "immediate") return of(preparation.outcome);

@@ -55,30 +55,3 @@ function checkRunControlOfTool(tool: AgentTool, name: string): void {
     throw new Error(`Tool "${name}": ${describeError(error)}`);
   }
 }
-
-/** Why a run from `rxagent/core` cannot start: no validator for some tool. */
-export const NO_VALIDATOR =
-  "No validator for tool arguments: rxagent/core has no default. Pass `validator` (interpretingValidator or precompiledValidator work under a strict CSP; ajvValidator is the fastest), give every tool its own, or import from \"rxagent\", whose default is ajv.";
-
-// Stands in when every tool has a validator of its own, so none is ever asked to compile.
-const NONE: ArgumentValidator = {
-  name: "none",
-  compile: () => {
-    throw new Error(NO_VALIDATOR);
-  },
-};
-
-/**
- * The validator for tools without one of their own: `chosen`, else a stand-in when every tool
- * has its own; throws {@link NO_VALIDATOR} when some tool would have none.
- *
- * @example
- * ```ts
- * validatorFor(tools, config.validator ?? defaultValidator);
- * ```
- */
-export function validatorFor(tools: readonly AgentTool[] | undefined, chosen: ArgumentValidator | undefined): ArgumentValidator {
-  if (chosen) return chosen;
-  if ((tools ?? []).every((tool) => tool.validator)) return NONE;
-  throw new Error(NO_VALIDATOR);
-}

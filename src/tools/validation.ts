@@ -7,7 +7,7 @@
  */
 import type { ToolCall } from "../model/messages.js";
 import { copyArguments } from "./copy-arguments.js";
-import { ajvValidator } from "./validators/ajv-validator.js";
+import { interpretingValidator } from "./validators/interpreting-validator.js";
 import type { ArgumentValidator, ValidationIssue } from "../model/argument-validator.js";
 
 type Schema = {
@@ -114,8 +114,7 @@ function preview(value: unknown, limit = 2000): string {
 /**
  * The validated arguments of `toolCall` for `schema`, coerced and with defaults applied by
  * `validator`. Throws an `Error` whose message names each failing path and shows what was
- * received, written for the model to read and correct. (The loop's own check: no default
- * validator, so a bundle that never names ajv does not carry it.)
+ * received, written for the model to read and correct.
  */
 export function checkToolArguments(toolName: string, schema: object, toolCall: Pick<ToolCall, "arguments" | "argumentsError">, validator: ArgumentValidator): unknown {
   if (toolCall.argumentsError) {
@@ -137,19 +136,19 @@ export function checkToolArguments(toolName: string, schema: object, toolCall: P
 }
 
 /**
- * {@link checkToolArguments} with ajv unless told otherwise.
+ * {@link checkToolArguments} with the interpreting validator unless told otherwise.
  *
  * @example
  * ```ts
  * validateToolArguments("add", { type: "object", properties: { a: { type: "number" } } }, call);
- * validateToolArguments("add", schema, call, interpretingValidator); // no eval: strict-CSP pages
+ * validateToolArguments("add", schema, call, ajvValidator); // generated code: faster, needs 'unsafe-eval'
  * ```
  */
 export function validateToolArguments(
   toolName: string,
   schema: object,
   toolCall: Pick<ToolCall, "arguments" | "argumentsError">,
-  validator: ArgumentValidator = ajvValidator,
+  validator: ArgumentValidator = interpretingValidator,
 ): unknown {
   return checkToolArguments(toolName, schema, toolCall, validator);
 }

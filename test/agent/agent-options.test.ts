@@ -104,7 +104,7 @@ describe("A1 T1: mistakes are errors at prompt(), not surprises later", () => {
     const broken = tool("broken", () => textResult("x"), { parameters: { type: "object", properties: { n: { type: "nubmer" } } } });
     const provider = fauxProvider([{ content: [fauxToolCall("broken", { n: 1 }, "t1")] }, { content: "never" }]);
     const agent = new Agent({ initialState: { model, tools: [broken] }, streamFn: provider });
-    await expect(agent.prompt("hi")).rejects.toThrow(/Tool "broken" has an invalid parameters schema \(ajv\): schema is invalid/);
+    await expect(agent.prompt("hi")).rejects.toThrow(/Tool "broken" has an invalid parameters schema \(interpreting\): interpreting validator, tool "broken": invalid schema: "type" at #\/properties\/n must be one of/);
     expect(provider.requests).toHaveLength(0);
   });
 

@@ -7,7 +7,6 @@
 import { firstValueFrom, Subject, toArray, take, type Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import { Agent as CoreAgent } from "../../src/agent/agent-core.js";
 import { interpretingValidator } from "../../src/tools/validators/interpreting-validator.js";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentTool, Usage } from "../../src/index.js";
@@ -216,22 +215,6 @@ describe("R1 S5: a pending approval outlives its process", () => {
     expect(roles(second.state.messages)).toEqual(["system", "user", "assistant", "toolResult", "toolResult", "assistant"]);
     expect(textOf(second.state.messages.at(-1))).toBe("done");
     expect(second.state.pendingApprovals).toEqual([]);
-  });
-
-  it("R1 R6 S5: an Agent of rxagent/core without runControl cannot resume a run that waits for approvals; the session stays free", async () => {
-    const store = new InMemorySessionStore();
-    await waitingInJournal([], store);
-    // Its tools ask for nothing themselves, so the Agent can be made; the journal's waiting call is what needs run control.
-    const plain = [tool("ls", () => textResult("a b c")), tool("rm", () => textResult("removed"))];
-    const session = agentSession({ store, id: "s", owner: "b", takeover: true });
-    const core = new CoreAgent({ initialState: { model, tools: plain }, streamFn: byTurn([]), validator: interpretingValidator, session });
-    await expect(core.resume()).rejects.toThrow('resume(): session "s" has a run to finish, and the Agent has no runControl to finish it with.');
-    expect(core.state.pendingApprovals).toEqual([]);
-    expect(session.isOpen).toBe(false);
-    // The same session value, in an Agent that has run control, resumes it.
-    const full = new Agent({ initialState: { model, tools: plain }, streamFn: byTurn([]), session });
-    await full.resume();
-    expect(full.state.pendingApprovals.map((request) => request.toolCallId)).toEqual(["r1"]);
   });
 
   it("R1 S5: while a resumed run waits, approve() of another id throws, a prompt says which calls wait, and nothing runs", async () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import { isPlaceholderModel, NO_MODEL_ERROR, placeholderModel } from "../../src/index.js";
+import { isPlaceholderModel, NO_MODEL_ERROR, placeholderModel } from "../../src/model/placeholder-model.js";
 import type { AssistantMessage } from "../../src/index.js";
 import { openaiCompatible } from "../../src/providers/openai/index.js";
 import { fauxProvider } from "../../src/testing/index.js";

@@ -1,5 +1,6 @@
 import type { Observable } from "rxjs";
-import { createInitialSystemMessage, emptyUsage } from "../../src/index.js";
+import { createInitialSystemMessage } from "../../src/index.js";
+import { emptyUsage } from "../../src/model/assistant-message.js";
 import type { AgentContext, AgentEvent, AgentMessage, AgentTool, AgentToolResult, AssistantMessage, AssistantMessageEvent, Model, UserMessage } from "../../src/index.js";
 import type { ToolCallEnvironment } from "../../src/tools/prepare-tool-call.js";
 

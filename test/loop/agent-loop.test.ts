@@ -397,7 +397,7 @@ describe("deliberate differences from pi-agent-core (docs/coming-from-pi.md)", (
     const provider = fauxProvider([{ content: "never" }]);
     expect(() => agentLoop([user("go")], contextWith([echo, echo]), { model }, undefined, provider)).toThrow('Two tools are named "echo"');
     const broken = tool("broken", () => textResult("x"), { type: "object", properties: { n: { type: "nubmer" } } });
-    expect(() => agentLoop([user("go")], contextWith([broken]), { model }, undefined, provider)).toThrow(/Tool "broken" has an invalid parameters schema \(ajv\)/);
+    expect(() => agentLoop([user("go")], contextWith([broken]), { model }, undefined, provider)).toThrow(/Tool "broken" has an invalid parameters schema \(interpreting\)/);
     expect(provider.requests).toHaveLength(0);
   });
 });

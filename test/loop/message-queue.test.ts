@@ -3,7 +3,8 @@
  */
 import { Subject, throwError } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { MessageQueue, type AgentMessage } from "../../src/index.js";
+import type { AgentMessage } from "../../src/index.js";
+import { MessageQueue } from "../../src/loop/message-queue.js";
 import { textOf, user } from "../helpers/fixtures.js";
 
 const texts = (messages: AgentMessage[]): string[] => messages.map(textOf);

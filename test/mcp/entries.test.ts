@@ -28,9 +28,9 @@ function graph(entry: string): { files: string[]; packages: string[] } {
 }
 
 describe("the MCP entries", () => {
-  it("MCP1 · rxagent/mcp reaches only rxjs, ajv and the SDK's client, HTTP transport and types; no Node API", () => {
+  it("MCP1 · rxagent/mcp reaches only rxjs and the SDK's client, HTTP transport and types (no ajv: the default validator needs none); no Node API", () => {
     const { files, packages } = graph("mcp/index.ts");
-    expect(packages).toEqual(["@modelcontextprotocol/sdk/client/index.js", "@modelcontextprotocol/sdk/client/streamableHttp.js", "@modelcontextprotocol/sdk/types.js", "ajv", "rxjs"]);
+    expect(packages).toEqual(["@modelcontextprotocol/sdk/client/index.js", "@modelcontextprotocol/sdk/client/streamableHttp.js", "@modelcontextprotocol/sdk/types.js", "rxjs"]);
     expect(files).not.toContain("mcp/stdio.ts");
     for (const file of files) {
       const code = readFileSync(resolve(SRC, file), "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");

@@ -114,7 +114,7 @@ describe("mcpAgentTool (SPEC MCP1, MCP4)", () => {
     const remote = def("lookup", { type: "object", properties: { id: { $ref: "https://example.com/schemas/id.json" } } });
     const tool = mcpAgentTool(client, remote, { server: "s" });
     expect(tool.mcp.checkedBy).toBe("server");
-    expect(tool.mcp.schemaError).toMatch(/can't resolve reference|resolve/i);
+    expect(tool.mcp.schemaError).toMatch(/"https:\/\/example\.com\/schemas\/id\.json" at #\/properties\/id is not supported/);
     expect(tool.validator).toBe(SERVER_VALIDATED);
     // The same schema as a tool of its own makes prompt() reject (SPEC T1); the MCP tool does not.
     const provider = fauxProvider([{ content: [fauxToolCall("lookup", { id: 7 })] }, { content: "ok" }]);
@@ -128,11 +128,12 @@ describe("mcpAgentTool (SPEC MCP1, MCP4)", () => {
     expect(agent.state.errorMessage).toBeUndefined();
   });
 
-  it("MCP1 · where code generation is refused (a strict CSP), the default validator decides nothing: the tool has no validator of its own and the Agent's checks the arguments", async () => {
+  it("MCP1 · where code generation is refused (a strict CSP), ajvValidator decides nothing: the tool has no validator of its own and the Agent's checks the arguments; the default validator needs no code generation", async () => {
     const { client, calls } = caller();
     // A fresh module graph: the ajv instance this test leaves behind (it never worked) is its own.
     vi.resetModules();
     const fresh = await import("../../src/mcp/mcp-tool.js");
+    const { ajvValidator: freshAjv } = await import("../../src/tools/validators/ajv-validator.js");
     const refuse = function (): never {
       throw new EvalError("Refused to evaluate a string as JavaScript because 'unsafe-eval' is not an allowed source of script");
     };
@@ -140,7 +141,10 @@ describe("mcpAgentTool (SPEC MCP1, MCP4)", () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {}); // ajv logs the code it could not compile
     let tool: McpAgentTool;
     try {
-      tool = fresh.mcpAgentTool(client, def("count", { type: "object", properties: { n: { type: "number", minimum: 17 } }, required: ["n"] }), { server: "s" });
+      const schema = { type: "object", properties: { n: { type: "number", minimum: 17 } }, required: ["n"] };
+      tool = fresh.mcpAgentTool(client, def("count", schema), { server: "s", validator: freshAjv });
+      // The default compiles without generating code: it checks the tool itself, trap or not.
+      expect(fresh.mcpAgentTool(client, def("count", schema), { server: "s" }).mcp.checkedBy).toBe("rxagent");
     } finally {
       trap.mockRestore();
       logged.mockRestore();

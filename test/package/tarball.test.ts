@@ -346,8 +346,8 @@ describe("the npm tarball", () => {
     await check(RXJS_PINNED, Object.keys(CONSUMER_PROJECTS));
   }, 240_000);
 
-  it("bundles a browser entry with one copy of rxjs, and tree-shakes what an entry does not use", async () => {
-    const bundles = JSON.parse(await run("node", ["bundle.mjs", VITE, app, "browser-agent.js", "browser-agent-csp.js", "browser-tiny.js"], app)) as Record<string, { fileName: string; code: string }[]>;
+  it("bundles a browser entry with one copy of rxjs, and tree-shakes what an entry does not use: ajv only where the app names ajvValidator", async () => {
+    const bundles = JSON.parse(await run("node", ["bundle.mjs", VITE, app, "browser-agent.js", "browser-agent-ajv.js", "browser-tiny.js"], app)) as Record<string, { fileName: string; code: string }[]>;
     const agentCode = bundles["browser-agent.js"]!.map((chunk) => chunk.code).join("\n");
     const tinyCode = bundles["browser-tiny.js"]!.map((chunk) => chunk.code).join("\n");
     expect(agentCode.split(RXJS_MARKER).length - 1).toBe(1);
@@ -357,23 +357,23 @@ describe("the npm tarball", () => {
     expect(tinyCode).not.toContain(AJV_MARKER);
     expect(tinyCode.length).toBeLessThan(2_000);
     const minGz = gzipSync(agentCode).length;
-    // rxagent/core with the interpreting validator: the loop and the provider, and no ajv at all.
-    const cspCode = bundles["browser-agent-csp.js"]!.map((chunk) => chunk.code).join("\n");
-    expect(agentCode).toContain(AJV_MARKER);
-    expect(cspCode).not.toContain(AJV_MARKER);
-    expect(cspCode).not.toMatch(/new Function\(/);
-    expect(cspCode).toContain("chat/completions");
-    expect(cspCode.split(RXJS_MARKER).length - 1).toBe(1);
-    // Neither page keeps a session; only rxagent's Agent has run control built in.
-    expect(agentCode).toContain(RUN_CONTROL_MARKER);
-    expect(cspCode).not.toContain(RUN_CONTROL_MARKER);
-    expect(agentCode).toContain(LANE_MARKER);
-    expect(cspCode).not.toContain(LANE_MARKER);
-    expect(agentCode).not.toContain(SESSION_MARKER);
-    expect(cspCode).not.toContain(SESSION_MARKER);
-    const cspGz = gzipSync(cspCode).length;
-    expect(cspGz).toBeLessThan(minGz - 20_000);
-    console.log(`tarball ${packed.filename}: ${packed.size} bytes, ${packed.entryCount} files (${packed.unpackedSize} unpacked); browser bundle Agent + rxagent/openai: ${agentCode.length} bytes min, ${minGz} bytes min+gz; from rxagent/core with interpretingValidator: ${cspCode.length} bytes min, ${cspGz} bytes min+gz; tiny entry ${tinyCode.length} bytes`);
+    // The one Agent with its default validator: no ajv and no generated code (strict-CSP pages).
+    expect(agentCode).not.toContain(AJV_MARKER);
+    expect(agentCode).not.toMatch(/new Function\(/);
+    // The same Agent with ajvValidator named: ajv is in, and the rest is the same.
+    const ajvCode = bundles["browser-agent-ajv.js"]!.map((chunk) => chunk.code).join("\n");
+    expect(ajvCode).toContain(AJV_MARKER);
+    expect(ajvCode).toContain("chat/completions");
+    expect(ajvCode.split(RXJS_MARKER).length - 1).toBe(1);
+    // Run control is built into the Agent; neither page keeps a session.
+    for (const code of [agentCode, ajvCode]) {
+      expect(code).toContain(RUN_CONTROL_MARKER);
+      expect(code).toContain(LANE_MARKER);
+      expect(code).not.toContain(SESSION_MARKER);
+    }
+    const ajvGz = gzipSync(ajvCode).length;
+    expect(ajvGz).toBeGreaterThan(minGz + 20_000);
+    console.log(`tarball ${packed.filename}: ${packed.size} bytes, ${packed.entryCount} files (${packed.unpackedSize} unpacked); browser bundle Agent + rxagent/openai: ${agentCode.length} bytes min, ${minGz} bytes min+gz; with ajvValidator named: ${ajvCode.length} bytes min, ${ajvGz} bytes min+gz; tiny entry ${tinyCode.length} bytes`);
   }, 120_000);
 });
 
@@ -452,7 +452,7 @@ function explainFiles(explained: string): { imports: Record<string, Record<strin
  */
 const CONSUMER = `import { filter, map, Observable, type SchedulerLike, firstValueFrom, toArray } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
-import { Agent, agentLoop, type AgentEvent, type AgentTool, type AgentToolResult, type UserMessage } from "rxagent";
+import { Agent, agentLoop, ajvValidator, type AgentEvent, type AgentTool, type AgentToolResult, type UserMessage } from "rxagent";
 import { Agent as CoreAgent, interpretingValidator } from "rxagent/core";
 import { fauxProvider, fauxText, fauxToolCall, type FauxProvider } from "rxagent/testing";
 import { ofType } from "rxagent/operators";
@@ -510,9 +510,10 @@ export const openai = withRetry(openaiCompatible({ baseUrl: "http://localhost:1/
 export const proxied = streamProxy({ url: "/api/stream", authToken: "token" });
 export const handler = toNodeListener(createProxyHandler({ streamFn: openaiCompatible({}), token: "token", models: [{ id: "gpt-4o-mini", api: "openai-completions", provider: "openai" }] }));
 export const piAi = fromPiAi(() => undefined);
-// rxagent's Agent is the core's with a default: one class hierarchy, the same options.
+// rxagent/core re-exports rxagent: the same Agent class.
 export const strict: CoreAgent = new CoreAgent({ streamFn: provider, validator: interpretingValidator });
-export const full: CoreAgent = agent;
+export const same: Agent = strict;
+export const fast = new Agent({ streamFn: provider, validator: ajvValidator });
 // Durable sessions: every store is a SessionStore, the Agent takes one.
 const memory: SessionStore = new InMemorySessionStore();
 export const stores: SessionStore[] = [memory, new FileSessionStore({ directory: "sessions" })];

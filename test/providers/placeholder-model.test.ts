@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { AssistantMessage, StreamFn } from "../../src/index.js";
-import { isPlaceholderModel, NO_MODEL_ERROR, placeholderModel } from "../../src/index.js";
+import { isPlaceholderModel, NO_MODEL_ERROR, placeholderModel } from "../../src/model/placeholder-model.js";
 import { fromAiSdk } from "../../src/providers/ai-sdk/index.js";
 import { openaiCompatible } from "../../src/providers/openai/index.js";
 import { fromPiAi } from "../../src/providers/pi-ai.js";

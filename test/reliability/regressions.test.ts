@@ -6,6 +6,7 @@ import { take } from "rxjs";
 import { Ajv } from "ajv";
 import { describe, expect, it, vi } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { ajvValidator } from "../../src/tools/validators/ajv-validator.js";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import type { AgentEvent, AgentMessage, Message } from "../../src/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
@@ -113,12 +114,12 @@ describe("regressions found by the generator", () => {
     expect(last.role === "assistant" && last.stopReason).toBe("aborted");
   });
 
-  it("R7 (soak, 10 000 Agents: +42 MB retained): tools built per Agent with equal schemas share one compiled validator", async () => {
+  it("R7 (soak, 10 000 Agents: +42 MB retained): with ajvValidator, tools built per Agent with equal schemas share one compiled validator", async () => {
     const compile = vi.spyOn(Ajv.prototype, "compile");
     try {
       for (let i = 0; i < 5; i++) {
         const schema = { type: "object", description: "R7 per-agent tool", properties: { n: { type: "number" } } };
-        const agent = new Agent({ initialState: { model, tools: [tool("t", () => textResult("ok"), schema)] }, streamFn: fauxProvider([{ content: [fauxToolCall("t", { n: i })] }, { content: "done" }]) });
+        const agent = new Agent({ initialState: { model, tools: [tool("t", () => textResult("ok"), schema)] }, validator: ajvValidator, streamFn: fauxProvider([{ content: [fauxToolCall("t", { n: i })] }, { content: "done" }]) });
         await agent.prompt("go");
         expect((agent.state.messages.find((m) => (m as Message).role === "toolResult") as { isError: boolean }).isError).toBe(false);
       }

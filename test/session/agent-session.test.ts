@@ -6,7 +6,6 @@
 import { filter, map, Observable, of, delay as delayBy, Subscriber, type SchedulerLike } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import { Agent as CoreAgent } from "../../src/agent/agent-core.js";
 import type { AgentStateSnapshot } from "../../src/agent/agent-state.js";
 import type { AgentEvent, AgentTool, Message } from "../../src/index.js";
 import type { JournalEntry } from "../../src/session/journal-entry.js";
@@ -554,14 +553,15 @@ describe("a run told to stop is not continued by a resume (SPEC S5)", () => {
     expect(provider.requests).toHaveLength(0);
   });
 
-  it("S3 S5: a run to finish with tools the Agent cannot run (rxagent/core, no validator): resume() rejects before installing anything and releases the lease", async () => {
+  it("S3 S5: a run to finish with tools the Agent cannot run (a validator that refuses their schema): resume() rejects before installing anything and releases the lease", async () => {
     const copy = await journalWithOpenRun();
     const session = agentSession({ store: copy, id: "s", owner: "b" });
-    const core = new CoreAgent({ initialState: { model, tools: [echo] }, streamFn: byTurn([]), session });
-    const before = core.state.messages;
-    await expect(core.resume()).rejects.toThrow("No validator for tool arguments: rxagent/core has no default.");
+    const refusing = { name: "refusing", compile: (): never => { throw new Error("no schema passes"); } };
+    const agent = new Agent({ initialState: { model, tools: [echo] }, streamFn: byTurn([]), validator: refusing, session });
+    const before = agent.state.messages;
+    await expect(agent.resume()).rejects.toThrow('Tool "echo" has an invalid parameters schema (refusing): no schema passes');
     expect(session.isOpen).toBe(false);
-    expect(core.state.messages).toBe(before);
+    expect(agent.state.messages).toBe(before);
     expect(copy.acquire("s", { owner: "d", ttlMs: 60_000 }).owner).toBe("d");
   });
 

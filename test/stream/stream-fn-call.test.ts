@@ -8,8 +8,8 @@ import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
 import { withRetry } from "../../src/providers/retry/index.js";
-import { callStreamFn, StreamFnFailure, type AssistantMessageEvent, type StreamFn } from "../../src/index.js";
-import { observeStreamFn, type StreamFnObserver } from "../../src/stream/stream-fn-call.js";
+import type { AssistantMessageEvent, StreamFn } from "../../src/index.js";
+import { callStreamFn, observeStreamFn, StreamFnFailure, type StreamFnObserver } from "../../src/stream/stream-fn-call.js";
 import { promiseInVirtualRunError } from "../../src/rx/virtual-run.js";
 import { agentEnd, assistantMessage, collectSync, model, protocolEvents, user } from "../helpers/fixtures.js";
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AgentTool } from "../../src/index.js";
-import { assertToolSet, NO_VALIDATOR, validatorFor } from "../../src/tools/tool-set.js";
+import { assertToolSet } from "../../src/tools/tool-set.js";
 import type { ArgumentValidator } from "../../src/model/argument-validator.js";
 import { textResult, tool } from "../helpers/fixtures.js";
 
@@ -55,20 +55,5 @@ describe("T1: assertToolSet", () => {
 
   it("T1: the checks go tool by tool: a later tool's mistake is found after an earlier one passed", () => {
     expect(() => assertToolSet([ok, { ...ok, name: "b", execute: undefined as unknown as AgentTool["execute"] }], accepting)).toThrow('Tool "b" has no execute function.');
-  });
-});
-
-describe("T2: validatorFor", () => {
-  it("T2: the chosen validator; else a stand-in when every tool has its own, which refuses to compile", () => {
-    expect(validatorFor([ok], accepting)).toBe(accepting);
-    const none = validatorFor([{ ...ok, validator: accepting }], undefined);
-    expect(none.name).toBe("none");
-    expect(() => none.compile({ type: "object" }, "late")).toThrow(NO_VALIDATOR);
-    expect(validatorFor(undefined, undefined).name).toBe("none");
-    expect(validatorFor([], undefined).name).toBe("none");
-  });
-
-  it("T2: a tool without a validator and none chosen: the error says what to do", () => {
-    expect(() => validatorFor([{ ...ok, validator: accepting }, ok], undefined)).toThrow(NO_VALIDATOR);
   });
 });

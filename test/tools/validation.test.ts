@@ -1,10 +1,11 @@
 /**
- * Tool-argument validation (SPEC T2, T3): ajv, one compiled validator per schema, arguments
- * cloned, common model mistakes coerced, precise error messages.
+ * Tool-argument validation (SPEC T2, T3) with the default validator, and ajv's one compiled
+ * validator per schema: arguments cloned, common model mistakes coerced, precise error messages.
  */
 import { Ajv } from "ajv";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { validateToolArguments } from "../../src/tools/validation.js";
+import { ajvValidator } from "../../src/tools/validators/ajv-validator.js";
 import type { ArgumentValidator } from "../../src/model/argument-validator.js";
 
 const args = (value: unknown) => ({ arguments: value as Record<string, unknown> });
@@ -88,19 +89,19 @@ describe("T2: coercion of what models commonly send", () => {
 describe("T2: one compiled validator per schema", () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it("T2: the same schema object is compiled once; an equal new object reuses its validator, a different one is compiled", () => {
+  it("T2: ajvValidator compiles the same schema object once; an equal new object reuses its validator, a different one is compiled", () => {
     // The soak found: ajv keeps whatever it compiles, so recompiling equal schemas (tools built per
     // Agent) grew the heap ~6 KB per Agent for good. Equal content now shares one validator.
     const compile = vi.spyOn(Ajv.prototype, "compile");
     // Contents no other test uses: the content cache is module-wide.
     const schema = { type: "object", description: "T2 cache", properties: { q: { type: "string" } } };
-    validateToolArguments("t", schema, args({ q: "a" }));
-    validateToolArguments("t", schema, args({ q: "b" }));
-    errorOf(() => validateToolArguments("t", schema, args({ q: {} })));
+    validateToolArguments("t", schema, args({ q: "a" }), ajvValidator);
+    validateToolArguments("t", schema, args({ q: "b" }), ajvValidator);
+    errorOf(() => validateToolArguments("t", schema, args({ q: {} }), ajvValidator));
     expect(compile).toHaveBeenCalledTimes(1);
-    validateToolArguments("t", { ...schema }, args({ q: "c" }));
+    validateToolArguments("t", { ...schema }, args({ q: "c" }), ajvValidator);
     expect(compile).toHaveBeenCalledTimes(1);
-    errorOf(() => validateToolArguments("t", { type: "object", description: "T2 cache", properties: { q: { type: "number" } } }, args({ q: "c" })));
+    errorOf(() => validateToolArguments("t", { type: "object", description: "T2 cache", properties: { q: { type: "number" } } }, args({ q: "c" }), ajvValidator));
     expect(compile).toHaveBeenCalledTimes(2);
   });
 });

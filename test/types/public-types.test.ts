@@ -4,13 +4,10 @@
  * declaration merging (SPEC M2), and the read-only transcript (I1). `expectTypeOf` does nothing
  * at run time; the run-time checks beside it keep the lists honest.
  */
-import type { Observable } from "rxjs";
+import type { Observable, ObservedValueOf } from "rxjs";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   Agent,
-  LOOP_HOOKS,
-  LOOP_KEYS,
-  reduceRunState,
   type AfterToolCallContext,
   type AgentEvent,
   type AgentLoopConfig,
@@ -19,7 +16,6 @@ import {
   type AgentState,
   type AgentStateSnapshot,
   isPlaceholderModel,
-  placeholderModel,
   type Model,
   type RunOutcome,
   type AgentTool,
@@ -28,13 +24,9 @@ import {
   type AgentTurnDecision,
   type BeforeToolCallContext,
   type BeforeToolCallResult,
-  type LoopHookName,
-  type LoopHooks,
-  type LoopKey,
   type MaybeAsync,
   type Message,
   type ProviderOptions,
-  type RunState,
   type UntakenMessages,
   type CallCancellation,
   type LimitReached,
@@ -45,6 +37,11 @@ import {
   type ToolCancellation,
   type Usage,
 } from "../../src/index.js";
+import { ofType } from "../../src/operators/index.js";
+// Internals the public types are derived from (not exported by the package).
+import { LOOP_HOOKS, LOOP_KEYS, type LoopHookName, type LoopHooks, type LoopKey } from "../../src/loop/loop-config.js";
+import { reduceRunState, type RunState } from "../../src/loop/run-state.js";
+import { placeholderModel } from "../../src/model/placeholder-model.js";
 
 declare module "../../src/model/types.js" {
   interface CustomAgentMessages {
@@ -140,5 +137,15 @@ describe("public types", () => {
     // @ts-expect-error a decision needs `approved`
     const bad: ToolApprovalDecision = { reason: "no" };
     void bad;
+  });
+
+  it("ofType narrows: after ofType(\"tool_execution_end\") the event has the end's fields, and a name that is no event type does not compile", () => {
+    const ends = new Agent().events$.pipe(ofType("tool_execution_end"));
+    expectTypeOf(ends).toEqualTypeOf<Observable<Extract<AgentEvent, { type: "tool_execution_end" }>>>();
+    expectTypeOf<ObservedValueOf<typeof ends>["isError"]>().toEqualTypeOf<boolean>();
+    const either = new Agent().events$.pipe(ofType("message_start", "message_end"));
+    expectTypeOf<ObservedValueOf<typeof either>["type"]>().toEqualTypeOf<"message_start" | "message_end">();
+    // @ts-expect-error "tool_end" is no event type
+    ofType("tool_end");
   });
 });
