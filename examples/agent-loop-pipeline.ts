@@ -5,10 +5,12 @@
  *
  * `agentLoop(...)` is cold: each subscription is one run, and unsubscribing cancels it — the
  * provider request and the running tools are aborted. So `takeUntil` is a cancel button,
- * `filter` picks the events you care about, and `scan` folds them into state.
+ * `ofType` (from `rxagent/operators`) picks the events you care about, and `scan` folds them
+ * into state.
  */
-import { filter, finalize, map, merge, type Observable, scan, share, takeUntil, tap, timer } from "rxjs";
-import { agentLoop, type AgentEvent, type AgentTool, type AgentToolResult, type UserMessage } from "../src/index.js"; // in your app: from "rxagent"
+import { finalize, map, merge, type Observable, scan, share, takeUntil, tap, timer } from "rxjs";
+import { agentLoop, type AgentTool, type AgentToolResult, type UserMessage } from "../src/index.js"; // in your app: from "rxagent"
+import { ofType, textDeltas } from "../src/operators/index.js"; // in your app: from "rxagent/operators"
 import { DEMO_MODEL, demoModel } from "../demo/demo-model.js";
 import { weatherTool } from "../demo/tools.js";
 
@@ -31,17 +33,11 @@ const tools: AgentTool[] = [
   },
 ];
 
-const isTextDelta = (event: AgentEvent) => event.type === "message_update" && event.assistantMessageEvent.type === "text_delta";
-
 // 1. A whole run: text deltas streamed, and a live count of finished tools with `scan`.
 const run$ = agentLoop([user("Weather in Paris, Tokyo and Oslo?")], { messages: [], tools }, { model: DEMO_MODEL }, undefined, demoModel()).pipe(share());
-const text$ = run$.pipe(
-  filter(isTextDelta),
-  map((event) => (event as Extract<AgentEvent, { type: "message_update" }>).assistantMessageEvent),
-  map((update) => (update.type === "text_delta" ? update.delta : "")),
-);
+const text$ = run$.pipe(textDeltas());
 const toolsDone$ = run$.pipe(
-  filter((event) => event.type === "tool_execution_end"),
+  ofType("tool_execution_end"),
   scan((count) => count + 1, 0),
   map((count) => `  [${count} tool${count === 1 ? "" : "s"} finished]\n`),
 );
@@ -61,7 +57,7 @@ process.stdout.write("\n");
 // 2. Cancel with `takeUntil`: stop the run as soon as the first tool finishes.
 //    Unsubscribing aborts the calls still running; nothing more is emitted.
 const second$ = agentLoop([user("Weather in Paris, Tokyo and Oslo?")], { messages: [], tools }, { model: DEMO_MODEL }, undefined, demoModel()).pipe(share());
-const firstToolDone$ = second$.pipe(filter((event) => event.type === "tool_execution_end"));
+const firstToolDone$ = second$.pipe(ofType("tool_execution_end"));
 const seen = await new Promise<string[]>((resolve) => {
   const types: string[] = [];
   second$.pipe(takeUntil(firstToolDone$)).subscribe({ next: (event) => types.push(event.type), complete: () => resolve(types) });

@@ -11,7 +11,9 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAnthropic } from "@ai-sdk/anthropic";
+import { filter } from "rxjs";
 import { Agent, type AgentTool } from "../src/index.js"; // in your app: from "rxagent"
+import { committedMessages, ofType, textDeltas } from "../src/operators/index.js"; // in your app: from "rxagent/operators"
 import { aiSdkModel, fromAiSdk } from "../src/providers/ai-sdk/index.js"; // in your app: from "rxagent/ai-sdk"
 
 // Two recorded responses in Anthropic's wire format: each line is one server-sent event.
@@ -68,11 +70,9 @@ const agent = new Agent({
   initialState: { systemPrompt: "Be brief.", model: aiSdkModel(claude, { cost: { input: 3, output: 15 } }), tools: [getWeather] },
 });
 
-agent.subscribe((event) => {
-  if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") process.stdout.write(event.assistantMessageEvent.delta);
-  if (event.type === "message_end" && event.message.role === "assistant") process.stdout.write("\n");
-  if (event.type === "tool_execution_start") console.log(`→ ${event.toolName}(${JSON.stringify(event.args)})`);
-});
+agent.events$.pipe(textDeltas()).subscribe((piece) => process.stdout.write(piece));
+agent.events$.pipe(committedMessages(), filter((message) => message.role === "assistant")).subscribe(() => process.stdout.write("\n"));
+agent.events$.pipe(ofType("tool_execution_start")).subscribe((call) => console.log(`→ ${call.toolName}(${JSON.stringify(call.args)})`));
 
 await agent.prompt("What's the weather in Paris?");
 server.close();

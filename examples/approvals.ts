@@ -8,8 +8,9 @@
  * decisions — it approves one path and denies the other with a reason the model reads. The run
  * is bounded (`limits`), at most two calls execute at once, and `agent_end` says what it used.
  */
-import { delay, from } from "rxjs";
+import { delay, map } from "rxjs";
 import { Agent, type AgentTool } from "../src/index.js"; // in your app: from "rxagent"
+import { ofType } from "../src/operators/index.js"; // in your app: from "rxagent/operators"
 import { fauxProvider, fauxToolCall } from "../src/testing/index.js"; // in your app: from "rxagent/testing"
 
 const files = new Set(["old.log", "notes.md", "todo.txt"]);
@@ -54,16 +55,20 @@ const decisions: Record<string, { approved: true } | { approved: false; reason: 
   "old.log": { approved: true },
   "notes.md": { approved: false, reason: "Keep my notes." },
 };
-agent.subscribe((event) => {
-  if (event.type === "tool_approval_request") {
-    console.log(`waiting  ${event.toolName}(${JSON.stringify(event.args)})   pending: ${agent.state.pendingApprovals.map((p) => p.toolCallId).join(", ")}`);
-    const { path } = event.args as { path: string };
-    agent.answerApprovals(from([{ toolCallId: event.toolCallId, ...decisions[path]! }]).pipe(delay(500)));
-  }
-  if (event.type === "tool_approval_end") console.log(`answered ${event.toolCallId}: ${event.approved ? "approved" : `denied (${event.reason})`}`);
-  if (event.type === "tool_execution_end") console.log(`ended    ${event.toolName} ${event.toolCallId}${event.isError ? " (error result)" : ""}`);
-  if (event.type === "agent_end") console.log(`used     ${event.usage.totalTokens} tokens in ${event.messages.filter((m) => (m as { role: string }).role === "assistant").length} requests`);
+const requests$ = agent.events$.pipe(ofType("tool_approval_request"));
+requests$.subscribe((request) => {
+  console.log(`waiting  ${request.toolName}(${JSON.stringify(request.args)})   pending: ${agent.state.pendingApprovals.map((p) => p.toolCallId).join(", ")}`);
 });
+agent.answerApprovals(
+  requests$.pipe(
+    map((request) => ({ toolCallId: request.toolCallId, ...decisions[(request.args as { path: string }).path]! })),
+    delay(500),
+  ),
+);
+
+agent.events$.pipe(ofType("tool_approval_end")).subscribe((end) => console.log(`answered ${end.toolCallId}: ${end.approved ? "approved" : `denied (${end.reason})`}`));
+agent.events$.pipe(ofType("tool_execution_end")).subscribe((end) => console.log(`ended    ${end.toolName} ${end.toolCallId}${end.isError ? " (error result)" : ""}`));
+agent.events$.pipe(ofType("agent_end")).subscribe((end) => console.log(`used     ${end.usage.totalTokens} tokens in ${end.messages.filter((m) => (m as { role: string }).role === "assistant").length} requests`));
 
 await agent.prompt("Clean up the folder.");
 const results = agent.state.messages.flatMap((m) => (m.role === "toolResult" ? [`${m.toolCallId}: ${(m.content[0] as { text: string }).text}`] : []));

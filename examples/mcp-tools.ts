@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 import { filter, firstValueFrom } from "rxjs";
 import { Agent, type ToolResultMessage } from "../src/index.js"; // in your app: from "rxagent"
 import { connectMcpStdio } from "../src/mcp/stdio.js"; // in your app: from "rxagent/mcp/stdio"
+import { ofType } from "../src/operators/index.js"; // in your app: from "rxagent/operators"
 import { fauxProvider, fauxToolCall } from "../src/testing/index.js"; // in your app: from "rxagent/testing"
 
 // In your app: { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] }
@@ -40,11 +41,10 @@ const following = server.tools$.subscribe((tools) => {
 });
 await firstValueFrom(agent.state$.pipe(filter((state) => state.tools.length > 0))); // the first listing is in
 
-agent.subscribe((event) => {
-  if (event.type === "tool_execution_start") console.log(`start    ${event.toolName}`);
-  if (event.type === "tool_execution_update") console.log(`progress ${event.toolName} ${Math.round(event.partialResult.details.progress * 100)}%`);
-  if (event.type === "tool_execution_end") console.log(`end      ${event.toolName}${event.isError ? " (error)" : ""}`);
-});
+// Each call's start, its progress (the server's notifications), and its end.
+agent.events$.pipe(ofType("tool_execution_start")).subscribe((start) => console.log(`start    ${start.toolName}`));
+agent.events$.pipe(ofType("tool_execution_update")).subscribe((update) => console.log(`progress ${update.toolName} ${Math.round(update.partialResult.details.progress * 100)}%`));
+agent.events$.pipe(ofType("tool_execution_end")).subscribe((end) => console.log(`end      ${end.toolName}${end.isError ? " (error)" : ""}`));
 
 await agent.prompt("Echo, add 17 and 25, and run the long operation.");
 

@@ -10,6 +10,7 @@
  */
 import { createInterface } from "node:readline/promises";
 import { Agent, type AgentTool, type BeforeToolCallContext, type BeforeToolCallResult } from "../src/index.js"; // in your app: from "rxagent"
+import { ofType } from "../src/operators/index.js"; // in your app: from "rxagent/operators"
 import { fauxProvider, fauxToolCall } from "../src/testing/index.js"; // in your app: from "rxagent/testing"
 import { clockTool } from "../demo/tools.js";
 import { readFileTool } from "../demo/node-tools.js";
@@ -61,11 +62,9 @@ const agent = new Agent({
   beforeToolCall,
 });
 
-agent.subscribe((event) => {
-  if (event.type === "tool_execution_end") {
-    const text = event.result.content.map((block) => (block.type === "text" ? block.text : "")).join(" ").split("\n")[0];
-    console.log(`${event.isError ? "blocked" : "ran    "} ${event.toolName.padEnd(12)} ${text}`);
-  }
+agent.events$.pipe(ofType("tool_execution_end")).subscribe((end) => {
+  const text = end.result.content.map((block) => (block.type === "text" ? block.text : "")).join(" ").split("\n")[0];
+  console.log(`${end.isError ? "blocked" : "ran    "} ${end.toolName.padEnd(12)} ${text}`);
 });
 
 await agent.prompt("What time is it? Show package.json, then delete README.md.");

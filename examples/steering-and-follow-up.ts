@@ -9,7 +9,9 @@
  * - `agent.followUp(message)`: "when you're done, do this". Delivered only when the agent
  *   would otherwise stop, as the start of another turn in the same run.
  */
+import { take } from "rxjs";
 import { Agent, type AgentMessage } from "../src/index.js"; // in your app: from "rxagent"
+import { committedMessages, ofType } from "../src/operators/index.js"; // in your app: from "rxagent/operators"
 import { DEMO_MODEL, demoModel } from "../demo/demo-model.js";
 import { browserTools } from "../demo/tools.js";
 
@@ -24,19 +26,18 @@ const text = (message: AgentMessage): string => {
 };
 
 let turn = 0;
-let steered = false;
-agent.subscribe((event) => {
-  if (event.type === "turn_start") console.log(`── turn ${++turn}`);
-  if (event.type === "message_end" && event.message.role === "user") console.log(`   user:      ${text(event.message)}`);
-  if (event.type === "message_end" && event.message.role === "assistant") console.log(`   assistant: ${text(event.message).replace(/\n/g, " ")}`);
-  if (event.type === "tool_execution_start") console.log(`   tool:      ${event.toolName}(${JSON.stringify(event.args)})`);
+agent.events$.pipe(ofType("turn_start")).subscribe(() => console.log(`── turn ${++turn}`));
+agent.events$.pipe(committedMessages()).subscribe((message) => {
+  if (message.role === "user") console.log(`   user:      ${text(message)}`);
+  if (message.role === "assistant") console.log(`   assistant: ${text(message).replace(/\n/g, " ")}`);
+});
+const toolStarts$ = agent.events$.pipe(ofType("tool_execution_start"));
+toolStarts$.subscribe((start) => console.log(`   tool:      ${start.toolName}(${JSON.stringify(start.args)})`));
 
-  // While the weather tools run, the user adds something: a steering message.
-  if (event.type === "tool_execution_start" && !steered) {
-    steered = true;
-    agent.steer("Also: what is 12 * 12?");
-    console.log(`   (steer queued while tools run; queued now: ${agent.peekQueuedMessages().length} message)`);
-  }
+// While the weather tools run, the user adds something: a steering message (once: `take(1)`).
+toolStarts$.pipe(take(1)).subscribe(() => {
+  agent.steer("Also: what is 12 * 12?");
+  console.log(`   (steer queued while tools run; queued now: ${agent.peekQueuedMessages().length} message)`);
 });
 
 // Queued before the run: it waits until the agent has nothing left to do.

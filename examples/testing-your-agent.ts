@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { filter, map, share, type SchedulerLike } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { Agent, type StreamFn } from "../src/index.js"; // in your app: from "rxagent"
+import { toolCalls } from "../src/operators/index.js"; // in your app: from "rxagent/operators"
 import { fauxProvider, fauxToolCall } from "../src/testing/index.js"; // in your app: from "rxagent/testing"
 import { weatherTool } from "../demo/tools.js";
 
@@ -68,17 +69,16 @@ await test("marble: two calls run in parallel, each reports progress as it happe
     const agent = createWeatherAgent(provider, scheduler);
     const run$ = agent.prompt$("Weather in Paris and Oslo?").pipe(share());
 
-    /** One lane per city: s = started, u = progress update, E = ended. */
-    const lane = (city: string) => {
-      let id: string | undefined;
-      return run$.pipe(
-        filter((event) => {
-          if (event.type === "tool_execution_start" && event.args.city === city) id = event.toolCallId;
-          return (event.type === "tool_execution_start" || event.type === "tool_execution_update" || event.type === "tool_execution_end") && event.toolCallId === id;
-        }),
-        map((event) => ({ tool_execution_start: "s", tool_execution_update: "u", tool_execution_end: "E" })[event.type as string]!),
+    /**
+     * One lane per city: s = started, u = progress update, E = ended. `toolCalls()` follows each
+     * call by its id and keeps its arguments, so the lane picks the city's call by them.
+     */
+    const lane = (city: string) =>
+      run$.pipe(
+        toolCalls(),
+        filter((call) => (call.args as { city: string }).city === city),
+        map((call) => (call.status !== "running" ? "E" : call.partialResult ? "u" : "s")),
       );
-    };
 
     // frames 0-6: the assistant message streams (start, 2 × toolcall start/delta/end, done)
     // frame 7: both calls start; Oslo finishes first; frames 19-23: the final answer streams.
