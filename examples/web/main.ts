@@ -3,7 +3,8 @@
  *
  * - The chat is drawn from `agent.state$` (the transcript plus the message being streamed),
  *   at most once per animation frame.
- * - The tool panel is drawn from `agent.events$` (`tool_execution_start|update|end`).
+ * - The tool panel is drawn from `agent.events$`: `toolCalls()` from `rxagent/operators` gives
+ *   each call's state after each of its events; `agent_start` clears it.
  * - Send → `agent.prompt()`, Steer → `agent.steer()`, Follow-up → `agent.followUp()`,
  *   Stop → `agent.abort()`.
  *
@@ -23,7 +24,6 @@ import {
   ajvValidator,
   interpretingValidator,
   precompiledValidator,
-  type AgentEvent,
   type AgentMessage,
   type AgentStateSnapshot,
   type ArgumentValidator,
@@ -31,6 +31,7 @@ import {
   type Model,
   type StreamFn,
 } from "../../src/index.js"; // in your app: from "rxagent"
+import { ofType, toolCalls, type ToolCallState } from "../../src/operators/index.js"; // in your app: from "rxagent/operators"
 import { streamProxy } from "../../src/providers/proxy/index.js"; // in your app: from "rxagent/proxy"
 import { DEMO_MODEL, demoModel } from "../../demo/demo-model.js";
 import { browserTools } from "../../demo/tools.js";
@@ -207,40 +208,46 @@ agent.state$.pipe(auditTime(0, animationFrameScheduler)).subscribe(renderState);
 const toolList = $("tools");
 const rows = new Map<string, HTMLLIElement>();
 
-function renderToolEvent(event: AgentEvent): void {
-  if (event.type === "agent_start") {
-    toolList.replaceChildren();
-    rows.clear();
-  }
-  if (event.type === "tool_execution_start") {
-    const row = document.createElement("li");
-    row.dataset.status = "running";
-    row.dataset.tool = event.toolName;
-    const bar = document.createElement("progress");
-    bar.max = 1;
-    row.append(span("name", `${event.toolName}(${Object.values(event.args ?? {}).join(", ")})`), document.createElement("br"), bar, span("step", "starting…"));
-    rows.set(event.toolCallId, row);
-    toolList.append(row);
-  }
-  const row = "toolCallId" in event ? rows.get(event.toolCallId) : undefined;
-  if (!row) return;
-  const bar = row.querySelector("progress")!;
-  const step = row.querySelector(".step")!;
-  if (event.type === "tool_execution_update") {
-    const details = event.partialResult.details as { progress?: number; step?: string } | undefined;
-    if (typeof details?.progress === "number") bar.value = details.progress;
-    row.dataset.progress = String(Math.round((details?.progress ?? 0) * 100));
-    step.textContent = ` ${details?.step ?? textOf({ role: "toolResult", content: event.partialResult.content } as AgentMessage)}`;
-  }
-  if (event.type === "tool_execution_end") {
-    const text = event.result.content.map((block) => (block.type === "text" ? block.text : "")).join(" ");
-    row.dataset.status = event.isError ? (/aborted/i.test(text) ? "aborted" : "error") : "done";
-    if (!event.isError) bar.value = 1;
-    step.textContent = ` ${text}`;
-  }
+/** The row of a call, made the first time the call shows up. */
+function toolRow(call: ToolCallState): HTMLLIElement {
+  const existing = rows.get(call.toolCallId);
+  if (existing) return existing;
+  const row = document.createElement("li");
+  row.dataset.tool = call.toolName;
+  const bar = document.createElement("progress");
+  bar.max = 1;
+  row.append(span("name", `${call.toolName}(${Object.values(call.args ?? {}).join(", ")})`), document.createElement("br"), bar, span("step", "starting…"));
+  rows.set(call.toolCallId, row);
+  toolList.append(row);
+  return row;
 }
 
-agent.events$.subscribe(renderToolEvent);
+function renderToolCall(call: ToolCallState): void {
+  const row = toolRow(call);
+  const bar = row.querySelector("progress")!;
+  const step = row.querySelector(".step")!;
+  if (call.status === "running" || call.status === "awaiting-approval") {
+    row.dataset.status = call.status;
+    if (!call.partialResult) return;
+    const details = call.partialResult.details as { progress?: number; step?: string } | undefined;
+    if (typeof details?.progress === "number") bar.value = details.progress;
+    row.dataset.progress = String(Math.round((details?.progress ?? 0) * 100));
+    step.textContent = ` ${details?.step ?? textOf({ role: "toolResult", content: call.partialResult.content } as AgentMessage)}`;
+    return;
+  }
+  // Ended: done, or failed (an error result, an abort, a denied approval).
+  const text = call.result ? call.result.content.map((block) => (block.type === "text" ? block.text : "")).join(" ") : (call.deniedBecause ?? "denied");
+  row.dataset.status = call.status === "done" ? "done" : /aborted/i.test(text) ? "aborted" : "error";
+  if (call.status === "done") bar.value = 1;
+  step.textContent = ` ${text}`;
+}
+
+// A new run starts with an empty panel.
+agent.events$.pipe(ofType("agent_start")).subscribe(() => {
+  toolList.replaceChildren();
+  rows.clear();
+});
+agent.events$.pipe(toolCalls()).subscribe(renderToolCall);
 
 // ── Buttons ──────────────────────────────────────────────────────────────────────────────────
 const input = $<HTMLTextAreaElement>("input");
