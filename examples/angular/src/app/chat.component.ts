@@ -5,8 +5,9 @@
 import { AsyncPipe } from "@angular/common";
 import { ChangeDetectionStrategy, Component, computed, inject } from "@angular/core";
 import { toSignal } from "@angular/core/rxjs-interop";
-import { scan } from "rxjs";
+import { scan, startWith, switchMap } from "rxjs";
 import type { AssistantMessage } from "rxagent";
+import { ofType } from "rxagent/operators";
 import { AgentService, textOf, type ToolActivity } from "./agent.service.js";
 
 /** One line of the transcript as the template draws it. */
@@ -52,8 +53,17 @@ interface Bubble {
 export class ChatComponent {
   readonly chat = inject(AgentService);
 
-  /** Turns of the current run, counted from the service's events$; toSignal unsubscribes when the component goes. */
-  readonly turns = toSignal(this.chat.events$.pipe(scan((n, e) => (e.type === "agent_start" ? 0 : e.type === "turn_start" ? n + 1 : n), 0)), { initialValue: 0 });
+  /**
+   * Turns of the current run, counted from the service's events$: each agent_start switches to a
+   * new count of turn_start events. toSignal unsubscribes when the component goes.
+   */
+  readonly turns = toSignal(
+    this.chat.events$.pipe(
+      ofType("agent_start"),
+      switchMap(() => this.chat.events$.pipe(ofType("turn_start"), scan((turns) => turns + 1, 0), startWith(0))),
+    ),
+    { initialValue: 0 },
+  );
 
   /** The transcript without system messages. */
   readonly bubbles = computed(() =>
