@@ -39,7 +39,7 @@ export type { PromptInput } from "./prompt-input.js";
  * @example
  * ```ts
  * const agent = new Agent({ initialState: { systemPrompt: "Be brief.", model, tools }, streamFn });
- * agent.subscribe((event) => { if (event.type === "message_update") render(event.message); });
+ * agent.events$.pipe(ofType("message_update")).subscribe((update) => render(update.message));
  * await agent.prompt("What is the weather in Oslo?");
  * agent.state.messages; // the whole transcript
  * ```
@@ -54,9 +54,7 @@ export class Agent extends AgentBase {
    *
    * @example
    * ```ts
-   * agent.subscribe((event) => {
-   *   if (event.type === "tool_approval_request") showDialog(event.toolCallId, event.args);
-   * });
+   * agent.events$.pipe(ofType("tool_approval_request")).subscribe((request) => showDialog(request.toolCallId, request.args));
    * // when the user clicks:
    * agent.approve(toolCallId); // or agent.deny(toolCallId, "Not this folder.")
    * ```
