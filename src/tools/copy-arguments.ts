@@ -49,6 +49,7 @@ function copyPlain(value: unknown, depth: number, seen: Set<object>): unknown {
     const item = copyPlain((value as Record<string, unknown>)[key], depth + 1, seen);
     // A "__proto__" key (JSON.parse makes it an own property) must stay one: assigning it would
     // set the copy's prototype to what the model sent.
+    // Stryker disable next-line ConditionalExpression: defining every key would give the same own, writable, enumerable property (only "__proto__" has a setter on Object.prototype); assignment is the cheaper path for the rest.
     if (key === "__proto__") Object.defineProperty(copy, key, { value: item, writable: true, enumerable: true, configurable: true });
     else copy[key] = item;
   }

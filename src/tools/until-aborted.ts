@@ -42,7 +42,8 @@ export function untilAborted<T>(source: Observable<T>, signal: AbortSignal): Obs
     // Subscribed first, even when the signal has fired: a promise's rejection is handled, and a
     // source that answers while it is subscribed (an approver that aborts, then answers) is heard.
     const inner = source.subscribe({ next: settle, error: (error: unknown) => subscriber.error(error) });
-    if (subscriber.closed) return () => inner.unsubscribe();
+    // A source that answered while it was subscribed closed the wait already: the teardown below
+    // then runs at once (rxjs runs what a closed subscriber is given), taking the listener off again.
     signal.addEventListener("abort", onAbort);
     // An abort before the listener was added: nothing else would end the wait.
     if (signal.aborted) settle(undefined);

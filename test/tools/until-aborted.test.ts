@@ -3,7 +3,7 @@
  * value, or `undefined` at the abort; nothing after it, no listener left on the signal.
  */
 import { getEventListeners } from "node:events";
-import { config, of, Subject, throwError } from "rxjs";
+import { BehaviorSubject, config, of, Subject, throwError } from "rxjs";
 import { describe, expect, it } from "vitest";
 import type { ToolApprovalDecision } from "../../src/index.js";
 import { untilAborted } from "../../src/tools/until-aborted.js";
@@ -49,6 +49,32 @@ describe("R1 L10: the wait on its own (untilAborted)", () => {
     } finally {
       config.onStoppedNotification = null;
     }
+  });
+
+  it("R1 L10: a source that answers twice while it is subscribed: the first answer only, nothing to rxjs's stopped-notification hook", async () => {
+    const stopped: string[] = [];
+    config.onStoppedNotification = (notification) => void stopped.push(notification.kind);
+    try {
+      const controller = new AbortController();
+      const got: unknown[] = [];
+      untilAborted(of<ToolApprovalDecision[]>({ approved: true }, { approved: false }), controller.signal).subscribe({ next: (value) => got.push(value), complete: () => got.push("complete") });
+      expect(got).toEqual([{ approved: true }, "complete"]);
+      for (let i = 0; i < 2; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(stopped).toEqual([]);
+      expect(getEventListeners(controller.signal, "abort")).toEqual([]);
+    } finally {
+      config.onStoppedNotification = null;
+    }
+  });
+
+  it("R1 L10: a source that answers while it is subscribed and never completes (a BehaviorSubject) is unsubscribed, no listener left", () => {
+    const controller = new AbortController();
+    const answer = new BehaviorSubject<ToolApprovalDecision>({ approved: true });
+    const got: unknown[] = [];
+    untilAborted(answer, controller.signal).subscribe((value) => got.push(value));
+    expect(got).toEqual([{ approved: true }]);
+    expect(answer.observed).toBe(false);
+    expect(getEventListeners(controller.signal, "abort")).toEqual([]);
   });
 
   it("R1: an answer that errors (no approver does: failures are values by then) is the wait's error, with no listener left", () => {
