@@ -5,8 +5,7 @@
  */
 import type { RunLimits } from "../model/run-limits.js";
 import type { RunControl } from "../tools/run-control-port.js";
-// LOOP_HOOKS only for the doc link.
-import type { LOOP_HOOKS, LoopHooks, QueueMode } from "../loop/loop-config.js";
+import type { LoopHooks, QueueMode } from "../loop/loop-config.js";
 import type { StreamFn, ThinkingBudgets } from "../model/messages.js";
 import type { ToolExecutionMode } from "../model/tool-types.js";
 import type { ArgumentValidator } from "../model/argument-validator.js";
@@ -14,7 +13,11 @@ import type { SchedulerLike } from "rxjs";
 import type { AgentInitialState } from "./agent-state-types.js";
 import type { AgentSession } from "./session-port.js";
 
-/** Options of `new Agent(...)`, named as in pi-agent-core (SPEC A1); the hooks are {@link LOOP_HOOKS}. */
+/**
+ * Options of `new Agent(...)`, named as in pi-agent-core (SPEC A1); the hooks are the loop's
+ * (`prepareRequest`, `transformContext`, `convertToLlm`, `getApiKey`, `prepareNextTurn`,
+ * `finishTurn`, `beforeToolCall`, `afterToolCall`), also settable as the Agent's properties.
+ */
 export interface AgentOptions extends LoopHooks {
   initialState?: AgentInitialState | undefined;
   /** The provider. Required before the first run. */

@@ -136,7 +136,9 @@ export function checkToolArguments(toolName: string, schema: object, toolCall: P
 }
 
 /**
- * {@link checkToolArguments} with the interpreting validator unless told otherwise.
+ * The validated arguments of `toolCall` for `schema`, as the loop checks them (coerced, defaults
+ * applied), by the interpreting validator unless `validator` names another. Throws an `Error`
+ * whose message names each failing path and shows what was received.
  *
  * @example
  * ```ts
