@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CANCEL_REASON } from "../../src/mcp/index.js";
+import { CANCEL_REASON } from "../../src/mcp/mcp-tool.js";
 import { ROOT } from "../examples/support.js";
 import { serveFixture } from "../helpers/served-fixture.js";
 import { startEverythingHttp, type HttpEverything } from "../mcp/servers.js";

@@ -13,10 +13,10 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { firstValueFrom, lastValueFrom, type Observable } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent, type AgentTool } from "../../src/index.js";
-import { connectMcp, DEFAULT_MAX_CONTENT_BLOCKS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_RESULT_DEPTH, DEFAULT_MAX_TOOLS, mergeTools, type McpAgentTool, type McpConnection, type McpConnectOptions, type ToolCollision } from "../../src/mcp/index.js";
+import { connectMcp, mergeTools, type McpAgentTool, type McpConnection, type McpConnectOptions, type ToolCollision } from "../../src/mcp/index.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import type { AgentToolResult } from "../../src/model/tool-types.js";
-import { measureResult, resultBytes } from "../../src/mcp/limits.js";
+import { DEFAULT_MAX_CONTENT_BLOCKS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_RESULT_DEPTH, DEFAULT_MAX_TOOLS, measureResult, resultBytes } from "../../src/mcp/limits.js";
 import { mcpAgentTool, type McpToolCaller } from "../../src/mcp/mcp-tool.js";
 
 const tool = (name: string): Tool => ({ name, description: `The ${name} tool.`, inputSchema: { type: "object", properties: {} } });

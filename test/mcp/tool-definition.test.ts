@@ -7,7 +7,9 @@
 import { firstValueFrom, isObservable, lastValueFrom, toArray, type Observable } from "rxjs";
 import { describe, expect, it, vi } from "vitest";
 import { Agent, interpretingValidator, type ToolResultMessage } from "../../src/index.js";
-import { CANCEL_REASON, mcpAgentTool, mcpToolName, mcpToolParameters, MAX_TOOL_NAME_LENGTH, SERVER_VALIDATED, uniqueToolNames, type McpAgentTool, type McpToolCaller, type McpToolDefinition } from "../../src/mcp/index.js";
+import { CANCEL_REASON, mcpAgentTool, SERVER_VALIDATED, type McpAgentTool, type McpToolCaller, type McpToolDefinition } from "../../src/mcp/mcp-tool.js";
+import { MAX_TOOL_NAME_LENGTH, mcpToolName, uniqueToolNames } from "../../src/mcp/tool-name.js";
+import { mcpToolParameters } from "../../src/mcp/tool-schema.js";
 import { ajvValidator } from "../../src/tools/validators/ajv-validator.js";
 import type { AgentToolResult } from "../../src/model/tool-types.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";

@@ -3,7 +3,8 @@
  * the app keeps in `details`, and `isError`. Pure mapping, no server.
  */
 import { describe, expect, it } from "vitest";
-import { mcpToolResult, NO_ERROR_TEXT } from "../../src/mcp/index.js";
+import { mcpToolResult } from "../../src/mcp/index.js";
+import { NO_ERROR_TEXT } from "../../src/mcp/tool-result.js";
 import { callFailureText } from "../../src/mcp/call-failure.js";
 
 const PNG = "iVBORw0KGgo=";

@@ -26,7 +26,8 @@ import { settingsEnv, type WorkerSettings } from "../../examples/workers/setting
 import type { WorkerLogLine } from "../../examples/workers/worker-log.js";
 import { WorkerProcess } from "../../examples/workers/worker-process.js";
 import type { ToolResultMessage } from "../../src/index.js";
-import { INTERRUPTED_TOOL_TEXT, replayJournal } from "../../src/session/index.js";
+import { INTERRUPTED_TOOL_TEXT } from "../../src/session/resume-plan.js";
+import { replayJournal } from "../../src/session/session-image.js";
 import { PostgresSessionStore } from "../../src/session/stores/postgres-store.js";
 import { postgresForTests, type TestPostgres } from "../helpers/postgres.js";
 import { digestEntries } from "../../examples/workers/audited-store.js";

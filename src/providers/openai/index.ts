@@ -2,7 +2,8 @@
  * `rxagent/openai`: the OpenAI-compatible Chat Completions provider.
  *
  * A separate entry point so apps that use another provider (or a proxy) do not bundle it
- * (SPEC M3: the core stays provider-free).
+ * (SPEC M3: the core stays provider-free). How it builds the request and reads the stream is
+ * internal.
  *
  * @example
  * ```ts
@@ -11,18 +12,7 @@
  * ```
  * @module
  */
-export { openaiCompatible, streamChatCompletion, type OpenAICompatibleOptions } from "./openai-compatible.js";
-export {
-  buildChatCompletionRequest,
-  defaultReasoningParams,
-  toChatMessages,
-  toChatTool,
-  type ChatCompletionRequest,
-  type ChatContentPart,
-  type ChatMessage,
-  type ChatRequestSettings,
-  type ChatTool,
-  type ChatToolCall,
-} from "./openai-request.js";
-export { parseUsage } from "./chat-completion-reader.js";
+export { openaiCompatible, type OpenAICompatibleOptions } from "./openai-compatible.js";
+// The request body's types: what `onRequest` sees and may return, and the settings the options extend.
+export type { ChatCompletionRequest, ChatContentPart, ChatMessage, ChatRequestSettings, ChatTool, ChatToolCall } from "./openai-request.js";
 export { getProviderFailure, type ProviderFailure, type ProviderFailureKind } from "../shared/provider-failure.js";

@@ -5,6 +5,7 @@
  * token and rebuilds the provider events from the stripped events the server streams back;
  * {@link createProxyHandler} is that server, as a fetch-style handler, serving only the models
  * the server defines. To the agent a proxied model is like any other: only the `streamFn` changes.
+ * The events between the two are the entry's own business: their encoder and decoder are internal.
  *
  * @module
  */
@@ -17,6 +18,5 @@ export {
   type ProxyRequestBody,
   type ProxyRequestOptions,
 } from "./proxy-server.js";
-export { ProxyError } from "./proxy-error.js";
-export { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from "./proxy-options.js";
-export { toProxyEvent, ProxyEventDecoder, ProxyEventEncoder, type HeadUpdate, type MessageHead, type ProxyEvent } from "./proxy-events.js";
+// What `onError` is given; the handler makes them, the app only reads them.
+export type { ProxyError } from "./proxy-error.js";

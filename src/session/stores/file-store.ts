@@ -55,7 +55,7 @@ export interface FileSessionStoreOptions {
 }
 
 /** The default {@link FileSessionStoreOptions.maxEntryBytes}. */
-export const DEFAULT_MAX_ENTRY_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 
 /**
  * Journals as JSONL files in a directory.
