@@ -27,7 +27,7 @@ export function nextTurn(run: Run, pending: AgentMessage[], lastTurn: AgentTurnC
   const queued = (prepared: AgentMessage[]): Observable<Phase> =>
     pending.length > 0
       ? openTurn(run, [...prepared, ...pending])
-      : run.poll(run.steering, (polled) => openTurn(run, prepared.length === 0 ? polled : [...prepared, ...polled]));
+      : run.poll(run.steering, (polled) => openTurn(run, [...prepared, ...polled]));
   const hook = run.config.prepareNextTurn;
   if (!hook) return queued([]);
   return fromHook(() => hook(lastTurn, run.signal)).pipe(

@@ -6,7 +6,7 @@
 import { map, NEVER, Observable, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/loop/agent-loop.js";
-import type { AgentEvent, AgentLoopConfig, AssistantMessage, LimitReached, StreamFn } from "../../src/index.js";
+import type { AgentEvent, AgentLoopConfig, AgentMessage, AssistantMessage, LimitReached, Message, StreamFn } from "../../src/index.js";
 import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { agentEnd, contextWith, model, textResult, tool, user } from "../helpers/fixtures.js";
 import { newScheduler, timerTool } from "../helpers/marbles.js";
@@ -18,12 +18,12 @@ const slow = timerTool("slow", 10);
  * One run in virtual time: the provider answers one event per frame; `abortAt` aborts the loop's
  * signal at that frame. Returns the run's events.
  */
-function run(script: FauxScriptEntry[], config: Partial<AgentLoopConfig> = {}, options: { abortAt?: number; streamFn?: StreamFn; controller?: AbortController } = {}): AgentEvent[] {
+function run(script: FauxScriptEntry[], config: Partial<AgentLoopConfig> = {}, options: { abortAt?: number; abortReason?: unknown; streamFn?: StreamFn; controller?: AbortController } = {}): AgentEvent[] {
   const scheduler = newScheduler();
   const events: AgentEvent[] = [];
   const controller = options.controller ?? new AbortController();
   scheduler.run(() => {
-    if (options.abortAt !== undefined) scheduler.schedule(() => controller.abort(), options.abortAt);
+    if (options.abortAt !== undefined) scheduler.schedule(() => controller.abort(options.abortReason), options.abortAt);
     const streamFn = options.streamFn ?? fauxProvider(script, { scheduler, delay: 1 });
     agentLoop([user("go")], contextWith([echo, slow]), { model, scheduler, ...config }, controller.signal, streamFn).subscribe((event) => events.push(event));
   });
@@ -77,6 +77,16 @@ describe("L15: agent_end.outcome through the bare agentLoop", () => {
   it("L15: failed — the provider answers aborted while nobody aborted the run", () => {
     const events = run([{ content: "", stopReason: "aborted", errorMessage: "The server cancelled the request" }]);
     expect(agentEnd(events).outcome).toBe("failed");
+  });
+
+  it("L15: completed — an app's own message that carries stopReason \"error\" is not an assistant answer: it fails nothing", () => {
+    const notice = { role: "notice", stopReason: "error", text: "the build failed" } as unknown as AgentMessage;
+    const scheduler = newScheduler();
+    const events: AgentEvent[] = [];
+    scheduler.run(() => {
+      agentLoop([user("go"), notice], contextWith([echo]), { model, scheduler, convertToLlm: (messages) => messages.filter((m) => (m as { role: string }).role !== "notice") as Message[] }, new AbortController().signal, fauxProvider([{ content: "done" }], { scheduler, delay: 1 })).subscribe((event) => events.push(event));
+    });
+    expect(agentEnd(events).outcome).toBe("completed");
   });
 
   it("L15: failed — a hook throws: the normalized failure (SPEC A6)", () => {
@@ -167,6 +177,30 @@ describe("L15: a failure is told first, then a limit, then an abort", () => {
     const events = run([{ content: "never" }], { transformContext: failsOnAbort(() => new TypeError("Cannot read properties of undefined (reading 'foo')")) }, { abortAt: 2 });
     expect(agentEnd(events).outcome).toBe("failed");
     expect(lastAnswer(events)).toMatchObject({ stopReason: "aborted", errorMessage: "Cannot read properties of undefined (reading 'foo')" });
+  });
+
+  it("L15 A6: aborted — the user aborts with a reason of their own (an Error), and a hook rejects with that reason: still the abort", () => {
+    const reason = new Error("the user left");
+    const events = run([{ content: "never" }], { transformContext: failsOnAbort((signal) => signal.reason) }, { abortAt: 2, abortReason: reason });
+    expect(agentEnd(events).outcome).toBe("aborted");
+    expect(lastAnswer(events)).toMatchObject({ stopReason: "aborted", errorMessage: "the user left" });
+  });
+
+  it("L15 A6: failed — after an abort with a reason of the user's own, a hook fails with another plain Error: the failure", () => {
+    const events = run([{ content: "never" }], { transformContext: failsOnAbort(() => new Error("the user left")) }, { abortAt: 2, abortReason: new Error("the user left") });
+    expect(agentEnd(events).outcome).toBe("failed");
+  });
+
+  it("L15 A6: aborted — after an abort, a hook fails with a TimeoutError of its own (AbortSignal.timeout inside it): still the abort", () => {
+    const events = run([{ content: "never" }], { transformContext: failsOnAbort(() => new DOMException("The operation timed out.", "TimeoutError")) }, { abortAt: 2 });
+    expect(agentEnd(events).outcome).toBe("aborted");
+  });
+
+  it("L15 A6: failed — after an abort, a hook fails with an error whose name is neither AbortError nor TimeoutError (or has none): the failure", () => {
+    const named = run([{ content: "never" }], { transformContext: failsOnAbort(() => Object.assign(new Error("gone"), { name: "NetworkError" })) }, { abortAt: 2 });
+    expect(agentEnd(named).outcome).toBe("failed");
+    const nameless = run([{ content: "never" }], { transformContext: failsOnAbort(() => null) }, { abortAt: 2 });
+    expect(agentEnd(nameless).outcome).toBe("failed");
   });
 
   it("L15 A6: aborted — after an abort, a hook fails with an AbortError of its own (not the signal's reason, as a wrapped fetch does): still the abort", () => {
