@@ -35,6 +35,7 @@ export type { AgentOptions } from "./agent/agent-options.js";
 export type { PromptInput } from "./agent/prompt-input.js";
 export type { AgentListener } from "./agent/listener-barrier.js";
 export type { AgentState, AgentStateSnapshot, AgentInitialState } from "./agent/agent-state.js";
+export type { AgentConnection, AgentLike, AgentViewState } from "./agent/agent-like.js";
 export type { SessionOptions } from "./session/open-session.js";
 export type { AgentSession } from "./agent/session-port.js";
 export type { SessionStore, SessionLease } from "./session/session-store.js";

@@ -38,6 +38,7 @@ import {
   type Usage,
 } from "../../src/index.js";
 import { ofType } from "../../src/operators/index.js";
+import type { AgentLike } from "../../src/index.js";
 // Internals the public types are derived from (not exported by the package).
 import { LOOP_HOOKS, LOOP_KEYS, type LoopHookName, type LoopHooks, type LoopKey } from "../../src/loop/loop-config.js";
 import { reduceRunState, type RunState } from "../../src/loop/run-state.js";
@@ -147,5 +148,12 @@ describe("public types", () => {
     expectTypeOf<ObservedValueOf<typeof either>["type"]>().toEqualTypeOf<"message_start" | "message_end">();
     // @ts-expect-error "tool_end" is no event type
     ofType("tool_end");
+  });
+  it("Agent is an AgentLike: a component written against AgentLike takes a local Agent", () => {
+    expectTypeOf<Agent>().toMatchTypeOf<AgentLike>();
+    const view: AgentLike = new Agent();
+    expectTypeOf(view.state.messages).toEqualTypeOf<readonly AgentMessage[]>();
+    // @ts-expect-error the tools run where the agent runs: a view has no tools
+    void view.state.tools;
   });
 });
