@@ -1,0 +1,96 @@
+/**
+ * `injectAgent`: the agent of the surrounding injector as signals, zoneless.
+ *
+ * @module
+ */
+import { assertInInjectionContext, computed, DestroyRef, inject, type Injector, runInInjectionContext } from "@angular/core";
+import { toSignal } from "@angular/core/rxjs-interop";
+import { type Observable, of, Subject } from "rxjs";
+import type { AgentConnection, AgentViewState } from "../agent/agent-like.js";
+import type { AgentMessage } from "../model/types.js";
+import { AGENT } from "./agent-token.js";
+import type { AgentSignals } from "./agent-signals.js";
+import { messageText } from "./message-text.js";
+import { type QueuedMessage, queuedMessages } from "./queued-messages.js";
+import { runToolCalls } from "./run-tool-calls.js";
+
+/** Options of {@link injectAgent}. */
+export interface InjectAgentOptions {
+  /** Where to find the agent and whose destruction ends the signals; default: the current injection context. */
+  readonly injector?: Injector;
+}
+
+const CONNECTED: AgentConnection = Object.freeze({ status: "connected" });
+
+/**
+ * The agent {@link provideAgent} provided, as {@link AgentSignals}. Call it where `inject()`
+ * works (a field initializer, a constructor, a factory) or pass an `injector`. The signals are
+ * `toSignal`s that update as the agent's streams emit, so a zoneless app redraws with no
+ * zone.js and no manual change detection; their subscriptions end when that context's
+ * `DestroyRef` fires (the component goes), while the agent lives on with its provider.
+ *
+ * @example
+ * ```ts
+ * @Component({ template: `@if (chat.streamingText()) { <p>{{ chat.streamingText() }}</p> }` })
+ * export class ChatComponent {
+ *   readonly chat = injectAgent();
+ *   ask(text: string): void {
+ *     void this.chat.send(text);
+ *   }
+ * }
+ * ```
+ */
+export function injectAgent(options: InjectAgentOptions = {}): AgentSignals {
+  if (options.injector) return runInInjectionContext(options.injector, agentSignals);
+  assertInInjectionContext(injectAgent);
+  return agentSignals();
+}
+
+/** The assistant's text being streamed; none while tools run, and none of a user message passing through. */
+function streamingText(state: AgentViewState): string {
+  const message = state.streamingMessage;
+  if (state.pendingToolCalls.size > 0 || (message as { role?: unknown } | undefined)?.role !== "assistant") return "";
+  return messageText(message);
+}
+
+/** The signals, made in the current injection context. */
+function agentSignals(): AgentSignals {
+  const agent = inject(AGENT);
+  const destroyRef = inject(DestroyRef);
+  // What this object's commands queued; completed with the context, so nothing outlives it.
+  const sent = new Subject<QueuedMessage>();
+  destroyRef.onDestroy(() => sent.complete());
+
+  const connection$: Observable<AgentConnection> = agent.connection$ ?? of(CONNECTED);
+  const state = toSignal(agent.state$, { initialValue: agent.state });
+  const queue = (kind: QueuedMessage["kind"], message: AgentMessage | string): void => {
+    if (kind === "steering") agent.steer(message);
+    else agent.followUp(message);
+    // Listed only once the agent took it: a command that throws queued nothing.
+    sent.next({ kind, text: typeof message === "string" ? message : messageText(message) });
+  };
+
+  return {
+    agent,
+    state,
+    messages: computed(() => state().messages),
+    streamingText: computed(() => streamingText(state())),
+    running: computed(() => state().isStreaming),
+    pendingApprovals: computed(() => state().pendingApprovals),
+    toolCalls: toSignal(agent.events$.pipe(runToolCalls()), { initialValue: [] }),
+    queued: toSignal(queuedMessages(sent, agent.state$), { initialValue: [] }),
+    error: computed(() => state().errorMessage),
+    outcome: computed(() => state().outcome),
+    connection: toSignal(connection$, { initialValue: CONNECTED }),
+    state$: agent.state$,
+    events$: agent.events$,
+    connection$,
+    prompt: (input, images) => agent.prompt(input, images),
+    send: (text) => (agent.state.isStreaming ? Promise.resolve(queue("steering", text)) : agent.prompt(text)),
+    steer: (message) => queue("steering", message),
+    followUp: (message) => queue("followUp", message),
+    abort: () => agent.abort(),
+    approve: (toolCallId, approval) => agent.approve(toolCallId, approval),
+    deny: (toolCallId, reason) => agent.deny(toolCallId, reason),
+  };
+}
