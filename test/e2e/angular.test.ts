@@ -2,10 +2,12 @@
  * The Angular example end to end: `ng build` (the `@angular/build:application` builder) into a
  * temporary folder, served with `/api/stream` from one server on 127.0.0.1 (the example's
  * server: the node proxy adapter in front of the demo model, streaming slowly), driven in
- * headless Chromium through playwright-core. Text streams in through the `async` pipe, Stop
- * aborts mid-stream (and the server's upstream request with it), a new prompt works, steering
- * sent while a tool runs lands on the next turn, and the `toSignal` bindings (tool panel, turn
- * counter) follow. Assertions are on what the page shows.
+ * headless Chromium through playwright-core. The app is built on rxagent/angular
+ * (`provideAgent`, `injectAgent`). Text streams in through the streaming-text signal, Stop aborts
+ * mid-stream (and the server's upstream request with it), a new prompt works, steering sent
+ * while a tool runs is shown as queued and lands on the next turn, the tool panel and the turn
+ * counter follow, a call that needs approval opens a dialog, and the page reads at 400 px wide
+ * with the composer pinned at the bottom. Assertions are on what the page shows.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
@@ -61,8 +63,8 @@ afterAll(async () => {
 
 type TestPage = Page & { errors: string[] };
 
-async function open(): Promise<TestPage> {
-  const page = (await browser!.newPage()) as TestPage;
+async function open(viewport?: { width: number; height: number }): Promise<TestPage> {
+  const page = (await browser!.newPage(viewport ? { viewport } : {})) as TestPage;
   page.errors = [];
   page.on("pageerror", (error) => page.errors.push(error.message));
   page.on("console", (message) => {
@@ -94,7 +96,7 @@ describe("examples/angular built with ng build, in headless Chromium", () => {
     const files = readdirSync(browserDir);
     expect(files.some((file) => /^polyfills/.test(file))).toBe(false); // zoneless: no zone.js bundle
     const code = files.filter((file) => file.endsWith(".js")).map((file) => readFileSync(join(browserDir, file), "utf8")).join("\n");
-    expect(code).toContain("rxagent AgentOptions"); // the service's token
+    expect(code).toContain("rxagent AGENT"); // rxagent/angular's token
     expect(code).not.toMatch(/["']node:[a-z]/);
     // The bundle's inputs (esbuild's metafile): "rxagent/proxy" came from src/ through the
     // tsconfig's paths, not from a built dist/; no zone.js anywhere.
@@ -102,13 +104,17 @@ describe("examples/angular built with ng build, in headless Chromium", () => {
     const inputs = Object.keys(stats.inputs).map((input) => relative(ROOT, resolve(APP_DIR, input))); // from the workspace to the repository
     expect(inputs).toContain("examples/angular/src/app/app.config.ts");
     expect(inputs).toContain("src/providers/proxy/stream-proxy.ts");
+    expect(inputs).toContain("src/angular/inject-agent.ts"); // "rxagent/angular" too
     expect(inputs.filter((input) => /^dist\/|zone\.js/.test(input))).toEqual([]);
   });
 
-  it("streams text through the async pipe; Stop aborts mid-stream; then a new prompt works", async () => {
+  it("streams text through the streaming-text signal; Stop aborts mid-stream; then a new prompt works", async () => {
     const page = await open();
     expect(await page.locator(".status").textContent()).toBe("idle");
-    // Every length the streaming bubble (the async pipe's binding) goes through.
+    // The agent runs in the page: the link indicator says connected.
+    expect(await page.getByTestId("connection").getAttribute("data-connection")).toBe("connected");
+    expect((await page.getByTestId("connection").textContent())!.trim()).toBe("connected");
+    // Every length the streaming bubble (the signal's binding) goes through.
     await page.evaluate(() => {
       const lengths: number[] = [];
       (window as unknown as { lengths: number[] }).lengths = lengths;
@@ -154,10 +160,10 @@ describe("examples/angular built with ng build, in headless Chromium", () => {
     await page.close();
   });
 
-  it("steering sent while a tool runs lands on the next turn; the toSignal tool panel and turn counter follow", async () => {
+  it("steering sent while a tool runs is shown queued, then lands on the next turn; the tool panel and turn counter follow", async () => {
     const page = await open();
     await send(page, "What's the weather in Tokyo?");
-    // The tool panel (toSignal of a scan over events$) shows the tool running, with progress.
+    // The tool panel (injectAgent's toolCalls signal) shows the tool running, with progress.
     const tokyo = page.locator(".tools li[data-tool=get_weather]");
     await tokyo.and(page.locator("[data-status=running]")).waitFor();
     await page.waitForFunction(() => {
@@ -165,11 +171,17 @@ describe("examples/angular built with ng build, in headless Chromium", () => {
       return bar !== null && bar.value > 0 && bar.value < 1;
     });
     expect(await page.locator(".turns").textContent()).toBe("1");
+    // The model's message had only the tool call's intro; while the tool runs there is no live (empty) bubble.
+    expect(await page.locator(".messages li.streaming").count()).toBe(0);
 
-    // Steer while Tokyo's weather is still being fetched.
+    // Steer while Tokyo's weather is still being fetched: shown as queued until it lands.
     await send(page, "Also, what is 2 + 3?");
+    const queued = page.locator(".queued li[data-kind=steering]");
+    await queued.waitFor();
+    expect(await queued.textContent()).toContain("Also, what is 2 + 3?");
     expect(await tokyo.getAttribute("data-status")).toBe("running"); // it was sent mid-tool
     await waitForStatus(page, "idle");
+    expect(await page.locator(".queued li").count()).toBe(0); // it landed
 
     const lines = await bubbles(page);
     const result = lines.findIndex((line) => line.startsWith("toolResult: Tokyo: 24°C"));
@@ -183,6 +195,44 @@ describe("examples/angular built with ng build, in headless Chromium", () => {
       "get_weather done",
       "calculate done",
     ]);
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("at 400 px wide: nothing overflows, the composer stays at the bottom, and a call that needs approval opens a dialog", async () => {
+    const page = await open({ width: 400, height: 700 });
+    const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    const composerBottom = async () => (await page.locator("form.composer").boundingBox())!;
+    expect(await fits()).toBe(true);
+    let box = await composerBottom();
+    expect(box.y + box.height).toBeCloseTo(700, 0);
+
+    // The clock needs approval: the dialog names the tool and its arguments; the panel shows it waiting.
+    await send(page, "What time is it in Tokyo?");
+    const dialog = page.getByTestId("approval");
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain("get_time");
+    expect(await dialog.textContent()).toContain('{"city":"Tokyo"}');
+    expect(await page.locator(".tools li[data-tool=get_time]").getAttribute("data-status")).toBe("awaiting-approval");
+    expect(await page.getByTestId("send").textContent()).toBe("Steer"); // the run waits, it has not ended
+    expect(await fits()).toBe(true);
+    await page.getByTestId("approve").click();
+    await dialog.waitFor({ state: "detached" });
+    await waitForStatus(page, "idle");
+    expect((await bubbles(page)).at(-1)).toMatch(/^assistant: The time: Tokyo: /);
+    expect(await page.locator(".tools li[data-tool=get_time]").getAttribute("data-status")).toBe("done");
+
+    // Denied: the model is told why.
+    await send(page, "What time is it in Oslo?");
+    await dialog.waitFor();
+    await page.getByTestId("deny").click();
+    await waitForStatus(page, "idle");
+    expect((await bubbles(page)).at(-1)).toMatch(/^assistant: get_time failed: .*The user said no\./s);
+
+    // A long transcript scrolls inside; the composer stays pinned and the page as wide as the window.
+    expect(await fits()).toBe(true);
+    box = await composerBottom();
+    expect(box.y + box.height).toBeCloseTo(700, 0);
     expect(page.errors).toEqual([]);
     await page.close();
   });

@@ -1,14 +1,16 @@
 /**
- * The chat: the transcript and the tool panel from signals, the streaming text through the
- * `async` pipe, a turn counter made with `toSignal`, Send (Steer while a run is going) and Stop.
+ * The chat: a header with the status and the link to the agent, the transcript with the answer
+ * as it streams, what is queued to be sent, the tool panel, an approval dialog, and the composer
+ * pinned at the bottom. Everything it shows comes from `injectAgent()`'s signals.
  */
-import { AsyncPipe } from "@angular/common";
-import { ChangeDetectionStrategy, Component, computed, inject } from "@angular/core";
+import { afterRenderEffect, ChangeDetectionStrategy, Component, computed, type ElementRef, viewChild } from "@angular/core";
 import { toSignal } from "@angular/core/rxjs-interop";
 import { scan, startWith, switchMap } from "rxjs";
 import type { AssistantMessage } from "rxagent";
+import { injectAgent, messageText } from "rxagent/angular";
 import { ofType } from "rxagent/operators";
-import { AgentService, textOf, type ToolActivity } from "./agent.service.js";
+import { statusOf } from "./status.js";
+import { toolRow } from "./tool-row.js";
 
 /** One line of the transcript as the template draws it. */
 interface Bubble {
@@ -18,44 +20,29 @@ interface Bubble {
   stopped: boolean;
 }
 
-/** The app's only component: a chat with a live tool panel. */
+/** The app's only component. */
 @Component({
   selector: "app-chat",
-  imports: [AsyncPipe],
   changeDetection: ChangeDetectionStrategy.OnPush,
   styleUrl: "./chat.component.css",
-  template: `
-    <main>
-      <ol class="messages">
-        @for (bubble of bubbles(); track $index) {
-          <li [attr.data-role]="bubble.role" [class.stopped]="bubble.stopped">{{ bubble.text }} @if (bubble.stopped) { <small>⏹ stopped</small> }</li>
-        }
-        @if (chat.isStreaming()) {
-          <li data-role="assistant" class="streaming">{{ chat.streamingText$ | async }}</li>
-        }
-      </ol>
-      <form (submit)="$event.preventDefault(); send(box)">
-        <input #box data-testid="input" placeholder="The weather in Tokyo? 6 * 7?" autocomplete="off" />
-        <button data-testid="send">{{ chat.isStreaming() ? "Steer" : "Send" }}</button>
-        <button type="button" data-testid="stop" (click)="chat.abort()" [disabled]="!chat.isStreaming()">Stop</button>
-      </form>
-    </main>
-    <aside>
-      <p><span class="status" [attr.data-status]="chat.status()">{{ chat.status() }}</span> · turn <span class="turns">{{ turns() }}</span></p>
-      <ul class="tools">
-        @for (tool of chat.tools(); track tool.id) {
-          <li [attr.data-tool]="tool.name" [attr.data-status]="tool.status">{{ call(tool) }} <progress max="1" [value]="tool.progress"></progress> {{ tool.text }}</li>
-        }
-      </ul>
-    </aside>
-  `,
+  templateUrl: "./chat.component.html",
 })
 export class ChatComponent {
-  readonly chat = inject(AgentService);
+  readonly chat = injectAgent();
+
+  /** Running, stopped (the last run was aborted), error, or idle. */
+  readonly status = computed(() => statusOf(this.chat.state()));
+
+  /** What the link indicator says: always "connected" for an agent in the page. */
+  readonly link = computed(() => {
+    const connection = this.chat.connection();
+    if (connection.status === "reconnecting") return `reconnecting (attempt ${connection.attempt})…`;
+    return connection.status;
+  });
 
   /**
-   * Turns of the current run, counted from the service's events$: each agent_start switches to a
-   * new count of turn_start events. toSignal unsubscribes when the component goes.
+   * Turns of the current run, counted from events$: each agent_start switches to a new count of
+   * turn_start events. toSignal unsubscribes when the component goes.
    */
   readonly turns = toSignal(
     this.chat.events$.pipe(
@@ -70,9 +57,29 @@ export class ChatComponent {
     this.chat.messages().flatMap((message): Bubble[] => {
       const role = (message as { role?: string }).role ?? "custom";
       if (role === "system") return [];
-      return [{ role, text: textOf(message), stopped: role === "assistant" && (message as AssistantMessage).stopReason === "aborted" }];
+      return [{ role, text: messageText(message), stopped: role === "assistant" && (message as AssistantMessage).stopReason === "aborted" }];
     }),
   );
+
+  /** The tool panel: the calls of the current (or last) run. */
+  readonly tools = computed(() => this.chat.toolCalls().map(toolRow));
+
+  /** The call the dialog asks about: the first that waits. */
+  readonly approval = computed(() => this.chat.pendingApprovals()[0]);
+
+  private readonly transcript = viewChild.required<ElementRef<HTMLElement>>("transcript");
+
+  constructor() {
+    // Keep the end of the transcript in view as it grows: after each render where what it shows changed.
+    afterRenderEffect(() => {
+      this.bubbles();
+      this.chat.streamingText();
+      this.chat.queued();
+      this.tools();
+      const element = this.transcript().nativeElement;
+      element.scrollTop = element.scrollHeight;
+    });
+  }
 
   /** Sends the box's text: a prompt when idle, steering while a run is going. */
   send(box: HTMLInputElement): void {
@@ -81,8 +88,8 @@ export class ChatComponent {
     if (text) void this.chat.send(text);
   }
 
-  /** A tool row's heading, e.g. `get_weather(Tokyo)`. */
-  call(tool: ToolActivity): string {
-    return `${tool.name}(${Object.values((tool.args ?? {}) as Record<string, unknown>).join(", ")})`;
+  /** The arguments of a call, for the dialog. */
+  args(args: unknown): string {
+    return JSON.stringify(args);
   }
 }
