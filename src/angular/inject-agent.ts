@@ -14,13 +14,29 @@ import { messageText } from "./message-text.js";
 import { type QueuedMessage, queuedMessages } from "./queued-messages.js";
 import { runToolCalls } from "./run-tool-calls.js";
 
-/** Options of {@link injectAgent}. */
+/**
+ * Options of {@link injectAgent}.
+ *
+ * @example
+ * ```ts
+ * const chat = injectAgent({ injector: this.injector }); // outside a constructor, e.g. in ngOnInit
+ * ```
+ */
 export interface InjectAgentOptions {
   /** Where to find the agent and whose destruction ends the signals; default: the current injection context. */
   readonly injector?: Injector;
 }
 
 const CONNECTED: AgentConnection = Object.freeze({ status: "connected" });
+
+/**
+ * Whether two lists hold the same items. Each state the agent emits has a fresh transcript array,
+ * a text delta included: compared item by item, `messages` changes only when a message does, and
+ * what a template computes from it is not redone for every delta.
+ */
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}
 
 /**
  * The agent {@link provideAgent} provided, as {@link AgentSignals}. Call it where `inject()`
@@ -73,10 +89,10 @@ function agentSignals(): AgentSignals {
   return {
     agent,
     state,
-    messages: computed(() => state().messages),
+    messages: computed(() => state().messages, { equal: sameItems }),
     streamingText: computed(() => streamingText(state())),
     running: computed(() => state().isStreaming),
-    pendingApprovals: computed(() => state().pendingApprovals),
+    pendingApprovals: computed(() => state().pendingApprovals, { equal: sameItems }),
     toolCalls: toSignal(agent.events$.pipe(runToolCalls()), { initialValue: [] }),
     queued: toSignal(queuedMessages(sent, agent.state$), { initialValue: [] }),
     error: computed(() => state().errorMessage),

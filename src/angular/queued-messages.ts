@@ -7,7 +7,14 @@ import { distinctUntilChanged, filter, map, merge, mergeMap, type Observable, pa
 import type { AgentMessage } from "../model/types.js";
 import { messageText } from "./message-text.js";
 
-/** A message waiting in one of the agent's queues, as sent through {@link injectAgent}'s commands. */
+/**
+ * A message waiting in one of the agent's queues, as sent through {@link injectAgent}'s commands.
+ *
+ * @example
+ * ```ts
+ * // template: @for (message of chat.queued(); track $index) { <li>{{ message.text }} ({{ message.kind }})</li> }
+ * ```
+ */
 export interface QueuedMessage {
   /** `steering` lands after the current tool batch; `followUp` when the run would otherwise stop. */
   readonly kind: "steering" | "followUp";
@@ -31,6 +38,11 @@ function apply(queued: readonly QueuedMessage[], change: Change): readonly Queue
  * shows it twice. Neither the agent's state nor its events tell what its queues hold, so only
  * what passed through `sent` is seen; an abort leaves it listed, as the agent keeps it queued
  * for the next run.
+ *
+ * @example
+ * ```ts
+ * const queued = toSignal(queuedMessages(sent, agent.state$), { initialValue: [] });
+ * ```
  */
 export function queuedMessages(sent: Observable<QueuedMessage>, states: Observable<{ readonly messages: readonly AgentMessage[] }>): Observable<readonly QueuedMessage[]> {
   const landed = states.pipe(

@@ -25,6 +25,11 @@ function upsert(calls: readonly ToolCallState[], call: ToolCallState): readonly 
  * events:         -a-S-U-E-a-|   (a agent_start; S, U, E a call's start, update and end)
  * runToolCalls(): xx-r-u-d-x-|   (x [], r [running], u [running with its update], d [done])
  * ```
+ *
+ * @example
+ * ```ts
+ * const calls = toSignal(agent.events$.pipe(runToolCalls()), { initialValue: [] });
+ * ```
  */
 export function runToolCalls(): OperatorFunction<AgentEvent, readonly ToolCallState[]> {
   return (events) =>

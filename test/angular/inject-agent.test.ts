@@ -28,6 +28,7 @@ function signalsOf(agent: Agent | FakeRemoteAgent): AgentSignals {
 /** What a view would show after each change of the state, read from the signals. */
 interface Frame {
   frame: number;
+  messages: readonly unknown[];
   text: string;
   running: boolean;
   roles: string;
@@ -42,6 +43,7 @@ function record(chat: AgentSignals, now: () => number): { frames: Frame[]; sampl
   const sample = () =>
     frames.push({
       frame: now(),
+      messages: chat.messages(),
       text: chat.streamingText(),
       running: chat.running(),
       // The system message that declares the tools is left out.
@@ -92,6 +94,8 @@ describe("injectAgent on a local Agent", () => {
     // The first answer committed before the tool ran, the result and the second answer after.
     expect(changes(frames.map((f) => f.roles))).toEqual(["", "user", "user assistant", "user assistant toolResult", "user assistant toolResult assistant"]);
     expect(changes(frames.map((f) => f.running))).toEqual([false, true, false]);
+    // A new transcript array only when a message joined, not with every delta.
+    expect(changes(frames.map((f) => f.messages))).toHaveLength(5);
     expect(chat.running()).toBe(false);
     expect(chat.outcome()).toBe("completed");
     expect(chat.error()).toBeUndefined();
