@@ -85,13 +85,13 @@ export class AgUiRunMapping {
       case "tool_approval_request": {
         const request = { toolCallId: event.toolCallId, toolName: event.toolName, args: event.args };
         this.waiting.set(event.toolCallId, request);
-        if (this.options.approvals === "custom") return [{ type: "CUSTOM", name: "rxagent.tool_approval_request", value: request }];
+        if (this.options.approvals === "custom") return [{ type: "CUSTOM", name: "rxagent.tool_approval_request", value: request }, ...this.pendingApprovals()];
         return [...this.pendingApprovals(), ...this.interruptIfOnlyWaiting()];
       }
       case "tool_approval_end": {
         this.waiting.delete(event.toolCallId);
         const { type: _type, ...answer } = event;
-        if (this.options.approvals === "custom") return [{ type: "CUSTOM", name: "rxagent.tool_approval_end", value: answer }];
+        if (this.options.approvals === "custom") return [{ type: "CUSTOM", name: "rxagent.tool_approval_end", value: answer }, ...this.pendingApprovals()];
         return this.pendingApprovals();
       }
       case "agent_end":
