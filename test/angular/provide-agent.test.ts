@@ -1,7 +1,8 @@
 /**
  * provideAgent and the lifetime of what injectAgent subscribes: the factory runs once, lazily,
- * in an injection context; destroying the injector unsubscribes every signal and aborts (and
- * closes) the agent the factory made, but not an agent passed as it is; a component-like child
+ * in an injection context; destroying the injector unsubscribes every signal and ends the agent
+ * the factory made (a remote one closed, its run left to the server; a local one aborted), but
+ * not an agent passed as it is; a component-like child
  * injector ends its own subscriptions and leaves the agent running.
  */
 import { inject, InjectionToken } from "@angular/core";
@@ -32,7 +33,7 @@ describe("provideAgent", () => {
     injector.destroy();
   });
 
-  it("destroying the injector unsubscribes every signal, then aborts and closes the agent it made", () => {
+  it("destroying the injector unsubscribes every signal, then closes the remote agent it made (no abort: the run is the server's)", () => {
     const remote = new FakeRemoteAgent();
     const injector = zonelessInjector([provideAgent(() => remote)]);
     const chat = injectAgent({ injector });
@@ -43,7 +44,7 @@ describe("provideAgent", () => {
 
     injector.destroy();
     expect(remote.subscribers()).toBe(0);
-    expect(remote.calls).toEqual(["abort", "close"]);
+    expect(remote.calls).toEqual(["close"]);
     remote.connections.next({ status: "offline" });
     expect(chat.connection()).toEqual({ status: "connected" }); // no longer followed
   });
@@ -73,10 +74,10 @@ describe("provideAgent", () => {
     expect(remote.calls).toEqual([]);
     root.destroy();
     expect(remote.subscribers()).toBe(0);
-    expect(remote.calls).toEqual(["abort", "close"]);
+    expect(remote.calls).toEqual(["close"]);
   });
 
-  it("a local Agent mid-run is aborted when its injector is destroyed", async () => {
+  it("a local Agent (no close()) mid-run is aborted when its injector is destroyed", async () => {
     const agent = new Agent({ streamFn: fauxProvider([{ content: "never finished", fault: "hang" }]) });
     const injector = zonelessInjector([provideAgent(() => agent)]);
     const chat = injectAgent({ injector });

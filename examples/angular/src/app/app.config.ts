@@ -15,7 +15,8 @@ export const appConfig: ApplicationConfig = {
       // The factory runs in an injection context: inject() here, once...
       const session = inject(Session);
       // ...and only read the service in the callback, which runs per request, outside it.
-      // An agent that runs on the server instead takes this one line: return remoteAgent({ url: "/api/agent", authToken: () => session.token() });
+      // An agent on a session server instead is this one line (with `import { RemoteAgent } from "rxagent/remote"`):
+      // return new RemoteAgent({ url: "/sessions/chat", headers: () => ({ authorization: `Bearer ${session.token()}` }) });
       return localAgent({ authToken: () => session.token() });
     }),
   ],

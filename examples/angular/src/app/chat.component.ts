@@ -36,8 +36,9 @@ export class ChatComponent {
   /** What the link indicator says: always "connected" for an agent in the page. */
   readonly link = computed(() => {
     const connection = this.chat.connection();
-    if (connection.status === "reconnecting") return `reconnecting (attempt ${connection.attempt})…`;
-    return connection.status;
+    if (connection.status !== "reconnecting") return connection.status;
+    // Attempt 0 is a remote agent's first connection.
+    return connection.attempt === 0 ? "connecting…" : `reconnecting (attempt ${connection.attempt})…`;
   });
 
   /**
