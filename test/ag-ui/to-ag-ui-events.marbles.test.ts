@@ -1,9 +1,14 @@
 /**
  * `toAgUiEvents` frame by frame: which AG-UI events each rxagent event becomes, in which frame,
- * when the AG-UI run ends (and the source is let go), and what a resumed run starts from.
+ * when the AG-UI run ends (and the source is let go), and what a resumed run starts from; then
+ * a real loop on the faux provider in virtual time, mapped frame by frame.
  */
+import { map } from "rxjs";
 import { describe, it } from "vitest";
 import type { AgentEvent, AssistantMessage } from "../../src/index.js";
+import { agentLoop } from "../../src/loop/agent-loop.js";
+import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
+import { byFrame, timerTool } from "../helpers/marbles.js";
 import { emptyAssistantMessage } from "../../src/model/assistant-message.js";
 import { approvalInterrupt, toAgUiEvents, type AgUiEvent } from "../../src/ag-ui/index.js";
 import { marbles } from "../helpers/rxjs-marbles.js";
@@ -125,6 +130,39 @@ describe("toAgUiEvents", () => {
       };
       const run = m.cold("-1-2-q-y-r-R-E|", source);
       m.expect(run.pipe(toAgUiEvents({ ...ids, stateKey: "agent/view" }))).toBeObservable("(Rv)-p-o-P-Q-(eD|)", values);
+    }),
+  );
+});
+
+/** A short name for an AG-UI event: its type, and the call it is about. */
+function agUiLabel(event: AgUiEvent): string {
+  return "toolCallId" in event ? `${event.type}:${event.toolCallId}` : event.type;
+}
+
+describe("toAgUiEvents on a real loop in virtual time", () => {
+  it(
+    "two tools in parallel: each call's start, arguments and end as the provider streams them, each result when its tool ends, the second turn's text, the end",
+    marbles((m) => {
+      // request 1: start 0, call a 1-3, call b 4-6, done 7; tools a (2 frames) ends 9, b (5 frames) ends 12;
+      // request 2: start 12, text 13-15, done 16.
+      const provider = fauxProvider([{ content: [fauxToolCall("ls", {}, "a"), fauxToolCall("rm", {}, "b")] }, { content: "ok" }], { scheduler: m.scheduler, delay: 1 });
+      const tools = [timerTool("ls", 2), timerTool("rm", 5)];
+      const run = agentLoop([{ role: "user", content: "go", timestamp: 0 }], { messages: [], tools }, { model, scheduler: m.scheduler }, undefined, provider);
+      m.expect(run.pipe(toAgUiEvents(ids), map(agUiLabel), byFrame(m.scheduler))).toBeObservable("abcdefg--h--ijkl(m|)", {
+        a: ["RUN_STARTED", "STEP_STARTED"],
+        b: ["TOOL_CALL_START:a"],
+        c: ["TOOL_CALL_ARGS:a"],
+        d: ["TOOL_CALL_END:a"],
+        e: ["TOOL_CALL_START:b"],
+        f: ["TOOL_CALL_ARGS:b"],
+        g: ["TOOL_CALL_END:b"],
+        h: ["TOOL_CALL_RESULT:a"],
+        i: ["TOOL_CALL_RESULT:b", "STEP_FINISHED", "STEP_STARTED"],
+        j: ["TEXT_MESSAGE_START"],
+        k: ["TEXT_MESSAGE_CONTENT"],
+        l: ["TEXT_MESSAGE_END"],
+        m: ["STEP_FINISHED", "RUN_FINISHED"],
+      });
     }),
   );
 });
