@@ -66,7 +66,10 @@ export interface AgentSignals {
 
   /** Starts a run; resolves when it has settled. Rejects while a run is going (use `send`, `steer` or `followUp`). */
   prompt(input: PromptInput, images?: ImageContent[]): Promise<void>;
-  /** A prompt when idle; steering while a run is going (resolving at once). */
+  /**
+   * A prompt when idle; steering while a run is going (resolving once the agent took it: at once
+   * for a local agent, when the server answered for a remote one, rejecting if it refused).
+   */
   send(text: string): Promise<void>;
   /** Queues a message for after the current tool batch; listed in `queued` until it lands. */
   steer(message: AgentMessage | string): void;

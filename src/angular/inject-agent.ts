@@ -11,7 +11,7 @@ import type { AgentMessage } from "../model/types.js";
 import { AGENT } from "./agent-token.js";
 import type { AgentSignals } from "./agent-signals.js";
 import { messageText } from "./message-text.js";
-import { type QueuedMessage, queuedMessages } from "./queued-messages.js";
+import { type QueueCommand, type QueuedMessage, queuedMessages } from "./queued-messages.js";
 import { runToolCalls } from "./run-tool-calls.js";
 
 /**
@@ -62,6 +62,10 @@ export function injectAgent(options: InjectAgentOptions = {}): AgentSignals {
   return agentSignals();
 }
 
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
+}
+
 /** The assistant's text being streamed; none while tools run, and none of a user message passing through. */
 function streamingText(state: AgentViewState): string {
   const message = state.streamingMessage;
@@ -74,16 +78,25 @@ function agentSignals(): AgentSignals {
   const agent = inject(AGENT);
   const destroyRef = inject(DestroyRef);
   // What this object's commands queued; completed with the context, so nothing outlives it.
-  const sent = new Subject<QueuedMessage>();
-  destroyRef.onDestroy(() => sent.complete());
+  const commands = new Subject<QueueCommand>();
+  destroyRef.onDestroy(() => commands.complete());
 
   const connection$: Observable<AgentConnection> = agent.connection$ ?? of(CONNECTED);
   const state = toSignal(agent.state$, { initialValue: agent.state });
-  const queue = (kind: QueuedMessage["kind"], message: AgentMessage | string): void => {
-    if (kind === "steering") agent.steer(message);
-    else agent.followUp(message);
+  const queue = (kind: QueuedMessage["kind"], message: AgentMessage | string): Promise<void> => {
+    // A remote agent's commands are requests: typed `void` in AgentLike, they return their promise.
+    const sent: unknown = kind === "steering" ? agent.steer(message) : agent.followUp(message);
     // Listed only once the agent took it: a command that throws queued nothing.
-    sent.next({ kind, text: typeof message === "string" ? message : messageText(message) });
+    const queued: QueuedMessage = { kind, text: typeof message === "string" ? message : messageText(message) };
+    commands.next({ queued });
+    if (!isPromiseLike(sent)) return Promise.resolve();
+    return Promise.resolve(sent).then(
+      () => undefined,
+      (error: unknown) => {
+        commands.next({ dropped: queued });
+        throw error;
+      },
+    );
   };
 
   return {
@@ -94,7 +107,7 @@ function agentSignals(): AgentSignals {
     running: computed(() => state().isStreaming),
     pendingApprovals: computed(() => state().pendingApprovals, { equal: sameItems }),
     toolCalls: toSignal(agent.events$.pipe(runToolCalls()), { initialValue: [] }),
-    queued: toSignal(queuedMessages(sent, agent.state$), { initialValue: [] }),
+    queued: toSignal(queuedMessages(commands, agent.state$), { initialValue: [] }),
     error: computed(() => state().errorMessage),
     outcome: computed(() => state().outcome),
     connection: toSignal(connection$, { initialValue: CONNECTED }),
@@ -102,9 +115,11 @@ function agentSignals(): AgentSignals {
     events$: agent.events$,
     connection$,
     prompt: (input, images) => agent.prompt(input, images),
-    send: (text) => (agent.state.isStreaming ? Promise.resolve(queue("steering", text)) : agent.prompt(text)),
-    steer: (message) => queue("steering", message),
-    followUp: (message) => queue("followUp", message),
+    send: (text) => (agent.state.isStreaming ? queue("steering", text) : agent.prompt(text)),
+    // The caller of steer() and followUp() gets void, as from the agent: a refusal is caught here
+    // (it has left the list), and send() is the way to await one.
+    steer: (message) => void queue("steering", message).catch(() => undefined),
+    followUp: (message) => void queue("followUp", message).catch(() => undefined),
     abort: () => agent.abort(),
     approve: (toolCallId, approval) => agent.approve(toolCallId, approval),
     deny: (toolCallId, reason) => agent.deny(toolCallId, reason),

@@ -22,29 +22,39 @@ export interface QueuedMessage {
   readonly text: string;
 }
 
-type Change = { readonly queued: QueuedMessage } | { readonly landed: string };
+/** What the commands tell: a message was queued, or the agent refused it after all (a remote agent's request failed). */
+export type QueueCommand = { readonly queued: QueuedMessage } | { readonly dropped: QueuedMessage };
 
-function apply(queued: readonly QueuedMessage[], change: Change): readonly QueuedMessage[] {
-  if ("queued" in change) return [...queued, change.queued];
-  // Queues hand their messages over in order, so the first with this text is the one that landed.
-  const index = queued.findIndex((message) => message.text === change.landed);
+type Change = QueueCommand | { readonly landed: string };
+
+function without(queued: readonly QueuedMessage[], index: number): readonly QueuedMessage[] {
   return index < 0 ? queued : [...queued.slice(0, index), ...queued.slice(index + 1)];
 }
 
+function apply(queued: readonly QueuedMessage[], change: Change): readonly QueuedMessage[] {
+  if ("queued" in change) return [...queued, change.queued];
+  if ("dropped" in change) return without(queued, queued.indexOf(change.dropped));
+  // Queues hand their messages over in order, so the first with this text is the one that landed.
+  return without(
+    queued,
+    queued.findIndex((message) => message.text === change.landed),
+  );
+}
+
 /**
- * The messages sent to `sent` that have not yet joined the transcript: each one is listed from
- * when it is sent until a message with its text is appended to the transcript of `states`. It
- * leaves the list in the same state change that adds it to the transcript, so a view never
- * shows it twice. Neither the agent's state nor its events tell what its queues hold, so only
- * what passed through `sent` is seen; an abort leaves it listed, as the agent keeps it queued
- * for the next run.
+ * The messages queued through `commands` that have not yet joined the transcript: each one is
+ * listed from when it is queued until a message with its text is appended to the transcript of
+ * `states` (or it is dropped). It leaves the list in the same state change that adds it to the
+ * transcript, so a view never shows it twice. Neither the agent's state nor its events tell what
+ * its queues hold, so only what passed through `commands` is seen; an abort leaves it listed, as
+ * the agent keeps it queued for the next run.
  *
  * @example
  * ```ts
- * const queued = toSignal(queuedMessages(sent, agent.state$), { initialValue: [] });
+ * const queued = toSignal(queuedMessages(commands, agent.state$), { initialValue: [] });
  * ```
  */
-export function queuedMessages(sent: Observable<QueuedMessage>, states: Observable<{ readonly messages: readonly AgentMessage[] }>): Observable<readonly QueuedMessage[]> {
+export function queuedMessages(commands: Observable<QueueCommand>, states: Observable<{ readonly messages: readonly AgentMessage[] }>): Observable<readonly QueuedMessage[]> {
   const landed = states.pipe(
     map((state) => state.messages),
     distinctUntilChanged(),
@@ -56,10 +66,10 @@ export function queuedMessages(sent: Observable<QueuedMessage>, states: Observab
       const role = (message as { role?: unknown }).role;
       return role !== "assistant" && role !== "toolResult";
     }),
-    map((message): Change => ({ landed: messageText(message) })),
+    map((message) => ({ landed: messageText(message) })),
   );
-  return merge(sent.pipe(map((queued): Change => ({ queued }))), landed).pipe(
-    scan(apply, [] as readonly QueuedMessage[]),
+  return merge(commands, landed).pipe(
+    scan((queued: readonly QueuedMessage[], change: Change) => apply(queued, change), []),
     startWith([] as readonly QueuedMessage[]),
   );
 }

@@ -202,4 +202,22 @@ describe("injectAgent on a remote agent (a fake AgentLike)", () => {
     expect(chat.outcome()).toBe("failed");
     expect(chat.queued().map((queued) => queued.kind)).toEqual(["steering", "followUp"]);
   });
+
+  it("a message the remote agent refuses leaves the queued list; send() rejects with the refusal, steer() and followUp() do not throw", async () => {
+    const remote = new FakeRemoteAgent();
+    const chat = signalsOf(remote);
+    remote.states.next({ ...remote.state, isStreaming: true });
+    await chat.send("accepted");
+    remote.refusing = new Error("409: no run to steer");
+    const refused = chat.send("refused");
+    expect(chat.queued().map((queued) => queued.text)).toEqual(["accepted", "refused"]); // listed while the request goes
+    await expect(refused).rejects.toThrow("409: no run to steer");
+    expect(chat.queued().map((queued) => queued.text)).toEqual(["accepted"]);
+    chat.steer("refused too");
+    chat.followUp("and this");
+    expect(chat.queued()).toHaveLength(3);
+    await Promise.resolve(); // the refusals' callbacks run
+    await Promise.resolve();
+    expect(chat.queued().map((queued) => queued.text)).toEqual(["accepted"]);
+  });
 });

@@ -1,9 +1,10 @@
 /**
- * queuedMessages: what was sent is listed until a message with its text is appended to the
- * transcript, in the same state change; answers, tool results and a shorter transcript land nothing.
+ * queuedMessages: what was queued is listed until a message with its text is appended to the
+ * transcript, in the same state change, or until it is dropped; answers, tool results and a
+ * shorter transcript land nothing.
  */
 import { describe, it } from "vitest";
-import { type QueuedMessage, queuedMessages } from "../../src/angular/queued-messages.js";
+import { type QueueCommand, type QueuedMessage, queuedMessages } from "../../src/angular/queued-messages.js";
 import type { AgentMessage } from "../../src/model/types.js";
 import { marbles } from "../helpers/rxjs-marbles.js";
 
@@ -23,7 +24,7 @@ const transcripts: Record<string, { messages: AgentMessage[] }> = {
 };
 const steer: QueuedMessage = { kind: "steering", text: "also" };
 const follow: QueuedMessage = { kind: "followUp", text: "later" };
-const sends: Record<string, QueuedMessage> = { s: steer, f: follow };
+const sends: Record<string, QueueCommand> = { s: { queued: steer }, f: { queued: follow }, d: { dropped: steer }, x: { dropped: { kind: "steering", text: "later" } } };
 const lists: Record<string, readonly QueuedMessage[]> = { e: [], s: [steer], b: [steer, follow], f: [follow] };
 
 describe("queuedMessages", () => {
@@ -42,6 +43,15 @@ describe("queuedMessages", () => {
       const states = m.hot("a--a-z-|", transcripts);
       const sent = m.hot("-s-----|", sends);
       m.expect(queuedMessages(sent, states)).toBeObservable("es-----|", lists);
+    }),
+  );
+
+  it(
+    "a dropped message leaves the list: that one, not another with the same text",
+    marbles((m) => {
+      const states = m.hot("a------|", transcripts);
+      const sent = m.hot("-s-f-x-d|", sends);
+      m.expect(queuedMessages(sent, states)).toBeObservable("es-b-b-f|", lists);
     }),
   );
 });

@@ -87,11 +87,17 @@ export class FakeRemoteAgent implements AgentLike {
     this.calls.push("prompt");
     return Promise.resolve();
   }
-  steer(): void {
+  /** Set: the server refuses the next steering and follow-up messages (the requests fail). */
+  refusing: Error | undefined;
+
+  // As a remote agent's, the commands are requests and return their promise.
+  steer(): Promise<void> {
     this.calls.push("steer");
+    return this.refusing ? Promise.reject(this.refusing) : Promise.resolve();
   }
-  followUp(): void {
+  followUp(): Promise<void> {
     this.calls.push("followUp");
+    return this.refusing ? Promise.reject(this.refusing) : Promise.resolve();
   }
   abort(): void {
     this.calls.push("abort");
