@@ -7,17 +7,18 @@
  * @module
  */
 
-/** JSON Patch operation (RFC 6902), as `STATE_DELTA` carries them. Only `add` is emitted. */
+/** The JSON Patch operation (RFC 6902) `STATE_DELTA` carries here: only `add` is emitted. */
 export interface AgUiPatchOperation {
-  op: "add" | "remove" | "replace";
+  op: "add";
   path: string;
-  value?: unknown;
+  value: unknown;
 }
 
+/** Where a media part's bytes are: inline (base64, with its type), at a URL, or a provider's file id. */
+export type AgUiPartSource = { type: "data"; value: string; mimeType: string } | { type: "url"; value: string; mimeType?: string } | { type: "file"; value: string; provider?: string; mimeType?: string };
+
 /** A text or media part of a user or tool message. */
-export type AgUiContentPart =
-  | { type: "text"; text: string }
-  | { type: "image" | "audio" | "video" | "document"; source: { type: "data" | "url" | "file"; value: string; mimeType?: string } };
+export type AgUiContentPart = { type: "text"; text: string } | { type: "image" | "audio" | "video" | "document"; source: AgUiPartSource };
 
 /** A tool call on an assistant message: `arguments` is JSON text. */
 export interface AgUiToolCall {

@@ -30,6 +30,7 @@ export {
   type AgUiEventType,
   type AgUiInterrupt,
   type AgUiMessage,
+  type AgUiPartSource,
   type AgUiPatchOperation,
   type AgUiResumeEntry,
   type AgUiRunOutcome,

@@ -32,6 +32,7 @@ function parts(value: unknown, where: string): string | undefined {
     } else if (part.type === "image" || part.type === "audio" || part.type === "video" || part.type === "document") {
       const source = part.source;
       if (!isRecord(source) || typeof source.value !== "string" || !["data", "url", "file"].includes(source.type as string)) return `${where}[${i}].source must be { type: "data" | "url" | "file", value }`;
+      if (source.type === "data" && typeof source.mimeType !== "string") return `${where}[${i}].source.mimeType must be a string`;
     } else {
       return `${where}[${i}].type must be text, image, audio, video or document`;
     }
