@@ -2,7 +2,7 @@
  * `rxagent/angular`: an agent in an Angular app as signals and Observables, zoneless.
  * `provideAgent` puts an agent (a local `Agent`, or a remote one) into an injector and ends it
  * with the injector; `injectAgent` gives a component its state as signals and its commands.
- * Needs `@angular/core` 20 or later.
+ * Needs `@angular/core` 20 or 21 (an optional peer dependency).
  *
  * @example
  * ```ts
