@@ -31,7 +31,15 @@ export type AgentCommand =
   /** A failure beside the run's events; `inRun`: the Agent could not end the run cleanly. */
   | { readonly type: "[state] failed"; readonly errorMessage: string; readonly inRun: boolean }
   /** The approvals a parked run waits for (none once it is dropped). */
-  | { readonly type: "[state] approvals"; readonly approvals: readonly ToolApprovalRequest[] };
+  | { readonly type: "[state] approvals"; readonly approvals: readonly ToolApprovalRequest[] }
+  /** Another agent's state, installed at once (a session server's snapshot, followed by a remote agent); the tools stay. */
+  | { readonly type: "[state] installed"; readonly view: AgentStateView };
+
+/**
+ * An Agent's state without its tools, as plain data (JSON can carry it): what a session server
+ * sends a follower to start from.
+ */
+export type AgentStateView = Omit<AgentStateValue, "tools" | "messageCount">;
 
 /** What the Agent's state folds: its own commands and the run's events. */
 export type AgentStateAction = AgentCommand | AgentEvent;
@@ -91,6 +99,12 @@ export function initialAgentState(messages: AgentMessage[], model: Model, thinki
 /** The transcript of `state`, as a new array. */
 export function transcriptOf(state: AgentStateValue): AgentMessage[] {
   return state.messages.slice(0, state.messageCount);
+}
+
+/** `state` without its tools, as plain data: the transcript copied, everything else shared (it is never changed). */
+export function viewOfState(state: AgentStateValue): AgentStateView {
+  const { model, thinkingLevel, isStreaming, run, pendingApprovals, usage, limit, cancellation, outcome } = state;
+  return { messages: transcriptOf(state), model, thinkingLevel, isStreaming, run, pendingApprovals, usage, limit, cancellation, outcome };
 }
 
 /** `next` with `message` appended: in place while `next` holds the array's end, else on a copy of its prefix. */
@@ -178,6 +192,10 @@ export function reduceAgentState(state: AgentStateValue, action: AgentStateActio
       // The parked plan's own list, frozen and shown as it is.
       next.pendingApprovals = Object.freeze(action.approvals);
       return next;
+    case "[state] installed": {
+      const { view } = action;
+      return new Value(view.messages.slice(), view.messages.length, view.model, view.thinkingLevel, next.tools, view.isStreaming, view.run, Object.freeze(view.pendingApprovals.slice()), view.usage && frozenUsage(copyUsage(view.usage)), view.limit, view.cancellation, view.outcome);
+    }
   }
   return reduceEvent(next, action);
 }

@@ -79,6 +79,9 @@ const EXPECTED: Record<string, string[]> = {
   "./otel": ["instrumentAgent", "traceAgent", "tracingListener"],
   // SPEC V1: "The entry exports fromAiSdk, aiSdkModel, AI_SDK_API, getProviderFailure and types only".
   "./ai-sdk": ["AI_SDK_API", "aiSdkModel", "fromAiSdk", "getProviderFailure"],
+  "./server": ["createSessionServer"],
+  "./server/node": ["toNodeListener"],
+  "./remote": ["RemoteAgent"],
 };
 
 type Conditions = { import: { default: string } };

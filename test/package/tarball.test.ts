@@ -52,6 +52,9 @@ const KNOWN_EXPORTS: Record<string, string> = {
   "rxagent/mcp/stdio": "connectMcpStdio",
   "rxagent/otel": "traceAgent",
   "rxagent/ai-sdk": "fromAiSdk",
+  "rxagent/server": "createSessionServer",
+  "rxagent/server/node": "toNodeListener",
+  "rxagent/remote": "RemoteAgent",
 };
 
 /**

@@ -81,7 +81,9 @@ async function handle(handler: FetchHandler, req: IncomingMessage, res: ServerRe
     for (;;) {
       const { done, value } = await reader.read();
       if (done || res.destroyed) break;
-      if (!res.write(value)) await drainedOrClosed(res);
+      // A body that ends with an error while the client does not read (a stream that drops a
+      // slow reader) ends the response now, not when the client reads again.
+      if (!res.write(value)) await Promise.race([drainedOrClosed(res), reader.closed.catch(() => undefined)]);
     }
   } finally {
     clientGone.signal.removeEventListener("abort", cancel);

@@ -1,0 +1,50 @@
+/**
+ * When a remote agent tries again after its connection dropped: exponential backoff from
+ * `initialDelayMs`, doubling up to `maxDelayMs`; while the browser says it is offline, at its
+ * next `online` event instead.
+ *
+ * @module
+ */
+import { asyncScheduler, fromEvent, take, timer, type Observable, type SchedulerLike, type Subject } from "rxjs";
+import type { AgentConnection } from "../agent/agent-like.js";
+
+/** The backoff. */
+export interface ReconnectOptions {
+  /** The first delay. Default 500 ms. */
+  initialDelayMs?: number;
+  /** The longest delay. Default 30 s. */
+  maxDelayMs?: number;
+}
+
+/** The delay before attempt `attempt` (1 for the first): `initialDelayMs · 2^(attempt−1)`, at most `maxDelayMs`. */
+export function backoffMs(attempt: number, options: ReconnectOptions = {}): number {
+  const initial = options.initialDelayMs ?? 500;
+  const max = options.maxDelayMs ?? 30_000;
+  return Math.min(max, initial * 2 ** Math.min(attempt - 1, 30));
+}
+
+/**
+ * Tells `connection` how it stands, then waits: for the backoff, or for `online` when offline
+ * (`environment`: the page's window, where `navigator.onLine` and the `online` event are).
+ *
+ * ```text
+ * attempt 3, initialDelayMs 10:  ---------------------------------------0|   (40 ms)
+ * ```
+ */
+export function reconnectDelay(
+  attempt: number,
+  options: ReconnectOptions | undefined,
+  scheduler: SchedulerLike | undefined,
+  connection: Subject<AgentConnection>,
+  environment: object = globalThis,
+): Observable<unknown> {
+  const online = (environment as { navigator?: { onLine?: boolean } }).navigator?.onLine;
+  const target = environment as EventTarget;
+  if (online === false && typeof target.addEventListener === "function") {
+    connection.next({ status: "offline" });
+    return fromEvent(target, "online").pipe(take(1));
+  }
+  const delayMs = backoffMs(attempt, options);
+  connection.next({ status: "reconnecting", attempt, delayMs });
+  return timer(delayMs, scheduler ?? asyncScheduler);
+}

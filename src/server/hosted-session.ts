@@ -1,0 +1,95 @@
+/**
+ * One session as the server hosts it: its Agent, and the numbered log its followers read. The
+ * log hears every event of the Agent (`events$`), and what changes its state between runs
+ * without an event (a resume restoring the journal, approvals a restarted run waits for, a
+ * transcript set on the server) as a state entry.
+ *
+ * @module
+ */
+import { concat, defer, filter, from, Subject, type Observable, type Subscription } from "rxjs";
+import type { Agent } from "../agent/agent.js";
+import type { AgentState } from "../agent/agent-state-types.js";
+import { initialAgentState, type AgentStateValue, type AgentStateView } from "../agent/agent-state-reducer.js";
+import { initialRunState, withErrorMessage } from "../loop/run-state.js";
+import { EventLog, type LoggedEvent } from "./event-log.js";
+
+/** `state` as a view to install: what a follower needs of it, the run state only as its error. */
+function viewOfAgent(state: AgentState): AgentStateView {
+  return {
+    messages: state.messages.slice(),
+    model: state.model,
+    thinkingLevel: state.thinkingLevel,
+    isStreaming: state.isStreaming,
+    run: withErrorMessage(initialRunState, state.errorMessage),
+    pendingApprovals: state.pendingApprovals,
+    usage: state.usage,
+    limit: state.limit,
+    cancellation: state.cancellation,
+    outcome: state.outcome,
+  };
+}
+
+/** Whether the Agent's state, between runs, holds what the log's fold does not. */
+function drifted(log: AgentStateValue, agent: AgentState): boolean {
+  const messages = agent.messages;
+  if (messages.length !== log.messageCount || messages[messages.length - 1] !== log.messages[log.messageCount - 1]) return true;
+  if (agent.model !== log.model || agent.thinkingLevel !== log.thinkingLevel || agent.errorMessage !== log.run.errorMessage) return true;
+  const ids = (list: AgentState["pendingApprovals"]) => list.map((request) => request.toolCallId).join("\n");
+  return ids(agent.pendingApprovals) !== ids(log.pendingApprovals);
+}
+
+/**
+ * A hosted session.
+ *
+ * @example
+ * ```ts
+ * const hosted = new HostedSession(agent, "k3j9", 4 << 20);
+ * hosted.follow(lastEventId).subscribe((entry) => send(entry));
+ * ```
+ */
+export class HostedSession {
+  readonly log: EventLog;
+  private readonly live = new Subject<LoggedEvent>();
+  private readonly subscriptions: Subscription[] = [];
+
+  constructor(
+    readonly agent: Agent,
+    epoch: string,
+    maxReplayBytes: number,
+  ) {
+    const { model, thinkingLevel } = agent.state;
+    this.log = new EventLog(epoch, initialAgentState([], model, thinkingLevel, []), maxReplayBytes);
+    this.log.install(viewOfAgent(agent.state));
+    this.subscriptions.push(
+      agent.events$.subscribe((event) => this.live.next(this.log.append(event))),
+      agent.state$
+        .pipe(filter(() => !agent.state.isStreaming && !this.log.view.isStreaming && drifted(this.log.view, agent.state)))
+        .subscribe(() => this.live.next(this.log.install(viewOfAgent(agent.state)))),
+    );
+  }
+
+  /**
+   * What a follower whose last entry was `lastId` reads: the replay, then every new entry, in
+   * order, without a gap or a repeat (the replay is read and the live entries joined in one
+   * synchronous step).
+   *
+   * ```text
+   * log:     1-2-3-4-5-6-7
+   * follow("e.4") at 5:      5-6-7    (4 held: the entries after it)
+   * follow(undefined) at 5:  S-5-6-7  (S: the state at the checkpoint, here after 4)
+   * ```
+   */
+  follow(lastId: string | null | undefined): Observable<LoggedEvent> {
+    return defer(() => {
+      const replay = this.log.replayAfter(lastId);
+      const head = replay.kind === "events" ? replay.events : [{ n: replay.n, kind: "state" as const, data: JSON.stringify(replay.view) }, ...replay.events];
+      return concat(from(head), this.live);
+    });
+  }
+
+  /** Stops hearing the Agent; followers' streams complete. The Agent itself is the app's. */
+  close(): void {
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.live.complete();
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The session server's options and their defaults.
+ *
+ * @module
+ */
+import type { SchedulerLike } from "rxjs";
+import type { Agent } from "../agent/agent.js";
+import type { SessionAction } from "./session-command.js";
+
+/** What `createSessionServer` is given. */
+export interface SessionServerOptions {
+  /** The Agent of session `id`, made once per process when first watched or commanded (give it its durable session). */
+  agentFor(id: string): Agent | Promise<Agent>;
+  /** Who sends `request` (a user, a token's owner); `undefined`, `null` or `false`: nobody (401). Runs before the body is read. */
+  authenticate(request: Request): unknown;
+  /** Whether `principal` may do `action` on session `id` (`watch` to follow it; a command's type). */
+  authorize(principal: unknown, id: string, action: SessionAction): boolean | Promise<boolean>;
+  /** Where the sessions are: `{basePath}/{id}/events` and `{basePath}/{id}/commands`. Default `/sessions`. */
+  basePath?: string;
+  /** Largest command body, in bytes. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** How long a command body may take to arrive. Default 30 s. */
+  bodyTimeoutMs?: number;
+  /** Heartbeat interval of an event stream. Default 15 s. */
+  heartbeatMs?: number;
+  /** Serialized events a session keeps for followers that resume (the current message's are always kept). Default 4 MiB. */
+  maxReplayBytes?: number;
+  /** Bytes a follower may leave unread before its stream is ended (it resumes). Default 1 MiB. */
+  maxClientBufferBytes?: number;
+  /** Told of a hook or a run that failed (never sent to a client). Default: `console.error`. */
+  onError?(error: unknown, sessionId: string | undefined): void;
+  /** Told when a session's Agent is hosted (to resume it, to watch it). */
+  onHosted?(id: string, agent: Agent): void;
+  /** Heartbeats' scheduler (virtual time in tests). */
+  scheduler?: SchedulerLike;
+}
+
+/** The options with their defaults, checked. */
+export interface ResolvedServerOptions {
+  readonly basePath: string;
+  readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
+  readonly heartbeatMs: number;
+  readonly maxReplayBytes: number;
+  readonly maxBufferBytes: number;
+  readonly onError: (error: unknown, sessionId: string | undefined) => void;
+  readonly onHosted: ((id: string, agent: Agent) => void) | undefined;
+  readonly scheduler?: SchedulerLike;
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(value > 0) || !Number.isFinite(value)) throw new TypeError(`createSessionServer: \`${name}\` must be a positive number, got ${String(value)}`);
+  return value;
+}
+
+/** Checks `options` and fills in the defaults; throws a `TypeError` naming what is wrong. */
+export function resolveServerOptions(options: SessionServerOptions): ResolvedServerOptions {
+  for (const hook of ["agentFor", "authenticate", "authorize"] as const) {
+    if (typeof options[hook] !== "function") throw new TypeError(`createSessionServer: \`${hook}\` must be a function`);
+  }
+  const basePath = options.basePath ?? "/sessions";
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(basePath)) throw new TypeError(`createSessionServer: \`basePath\` must be a path like "/sessions", got ${JSON.stringify(basePath)}`);
+  const resolved: ResolvedServerOptions = {
+    basePath,
+    maxBodyBytes: positive(options.maxBodyBytes, 1 << 20, "maxBodyBytes"),
+    bodyTimeoutMs: positive(options.bodyTimeoutMs, 30_000, "bodyTimeoutMs"),
+    heartbeatMs: positive(options.heartbeatMs, 15_000, "heartbeatMs"),
+    maxReplayBytes: positive(options.maxReplayBytes, 4 << 20, "maxReplayBytes"),
+    maxBufferBytes: positive(options.maxClientBufferBytes, 1 << 20, "maxClientBufferBytes"),
+    onError: options.onError ?? ((error) => console.error("rxagent session server:", error)),
+    onHosted: options.onHosted,
+  };
+  return options.scheduler ? { ...resolved, scheduler: options.scheduler } : resolved;
+}
