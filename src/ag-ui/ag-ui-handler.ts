@@ -17,7 +17,14 @@ import { agUiEventStream } from "./ag-ui-sse.js";
 import type { RunAgentInput } from "./ag-ui-types.js";
 import { checkRunAgentInput } from "./run-agent-input.js";
 
-/** Configuration of {@link createAgUiHandler}. Give `token` or `authorize`. */
+/**
+ * Configuration of {@link createAgUiHandler}. Give `token` or `authorize`.
+ *
+ * @example
+ * ```ts
+ * const options: AgUiHandlerOptions = { authorize: (token) => sessions.isValid(token), agentFor: (input) => agents.get(input.threadId) };
+ * ```
+ */
 export interface AgUiHandlerOptions {
   /**
    * The agent that runs this request, or `undefined` to refuse it (403): the place to check that

@@ -100,7 +100,9 @@ export function fromAgUiMessages(messages: readonly AgUiMessage[], model: Pick<M
         const blocks = content(message.content, `${where}.content`);
         if (typeof blocks === "string") return blocks;
         const error = message.error;
-        const body = blocks.length === 0 && error ? [{ type: "text" as const, text: error }] : blocks;
+        // An error with nothing else to read: the model reads the error.
+        const empty = blocks.every((block) => block.type === "text" && block.text === "");
+        const body = empty && error ? [{ type: "text" as const, text: error }] : blocks;
         transcript.push({ role: "toolResult", toolCallId: message.toolCallId, toolName, content: body, isError: error !== undefined, timestamp });
         break;
       }

@@ -7,7 +7,14 @@
 import type { ToolApprovalRequest } from "../model/tool-types.js";
 import type { AgUiInterrupt } from "./ag-ui-types.js";
 
-/** Options of `toAgUiEvents`. */
+/**
+ * Options of `toAgUiEvents`.
+ *
+ * @example
+ * ```ts
+ * const options: ToAgUiEventsOptions = { threadId: input.threadId, runId: input.runId, stateKey: "agent" };
+ * ```
+ */
 export interface ToAgUiEventsOptions {
   /** The conversation (`RunAgentInput.threadId`). */
   threadId: string;

@@ -113,5 +113,12 @@ export type AgUiEvent =
 /** The type of an {@link AgUiEvent}. */
 export type AgUiEventType = AgUiEvent["type"];
 
-/** The protocol version this entry speaks, declared on `RUN_STARTED`. */
+/**
+ * The protocol version this entry speaks, declared on `RUN_STARTED`.
+ *
+ * @example
+ * ```ts
+ * if (input.protocolVersion !== undefined && input.protocolVersion !== AG_UI_PROTOCOL_VERSION) console.warn("another protocol version");
+ * ```
+ */
 export const AG_UI_PROTOCOL_VERSION = "1.0";

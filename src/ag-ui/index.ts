@@ -19,7 +19,6 @@
 export { createAgUiHandler, type AgUiHandlerOptions } from "./ag-ui-handler.js";
 export { toAgUiEvents, type ToAgUiEventsOptions } from "./to-ag-ui-events.js";
 export { encodeAgUiEvent } from "./ag-ui-sse.js";
-export { approvalInterrupt, APPROVAL_RESPONSE_SCHEMA } from "./ag-ui-options.js";
 export { fromAgUiMessages } from "./ag-ui-messages.js";
 export { checkRunAgentInput } from "./run-agent-input.js";
 export type { AgUiHistory } from "./ag-ui-run-plan.js";

@@ -10,7 +10,7 @@ import { agentLoop } from "../../src/loop/agent-loop.js";
 import { fauxProvider, fauxToolCall } from "../../src/testing/index.js";
 import { byFrame, timerTool } from "../helpers/marbles.js";
 import { emptyAssistantMessage } from "../../src/model/assistant-message.js";
-import { approvalInterrupt, toAgUiEvents, type AgUiEvent } from "../../src/ag-ui/index.js";
+import { toAgUiEvents, type AgUiEvent } from "../../src/ag-ui/index.js";
 import { marbles } from "../helpers/rxjs-marbles.js";
 import { model, textResult } from "./support.js";
 
@@ -49,7 +49,23 @@ const out: Record<string, AgUiEvent> = {
   D: { type: "RUN_FINISHED", ...ids, outcome: { type: "success" } },
   K: { type: "RUN_FINISHED", ...ids, outcome: { type: "cancelled" } },
   L: { type: "RUN_ERROR", message: "The run reached its limit of 1 model request.", code: "limit" },
-  I: { type: "RUN_FINISHED", ...ids, outcome: { type: "interrupt", interrupts: [approvalInterrupt(request)] } },
+  I: {
+    type: "RUN_FINISHED",
+    ...ids,
+    outcome: {
+      type: "interrupt",
+      interrupts: [
+        {
+          id: "c2",
+          reason: "tool_approval",
+          message: 'Approve the call of "rm"?',
+          toolCallId: "c2",
+          responseSchema: { type: "object", properties: { approved: { type: "boolean" }, reason: { type: "string" }, args: { type: "object" } }, required: ["approved"] },
+          metadata: { toolName: "rm", args: { path: "b" } },
+        },
+      ],
+    },
+  },
   P: { type: "TOOL_CALL_RESULT", messageId: "c1-result", toolCallId: "c1", content: "a b", role: "tool" },
   Q: { type: "TOOL_CALL_RESULT", messageId: "c2-result", toolCallId: "c2", content: "removed", role: "tool" },
   G: { type: "RUN_ERROR", message: "The agent run failed", code: "incomplete" },

@@ -7,8 +7,9 @@
  */
 import type { Event, Interrupt, Message, ResumeEntry, RunAgentInput as CoreRunAgentInput } from "@ag-ui/core";
 import { EventSchema } from "@ag-ui/core/schemas";
+import { approvalInterrupt } from "../../src/ag-ui/ag-ui-options.js";
 import { describe, expect, it } from "vitest";
-import { approvalInterrupt, type AgUiEvent, type AgUiEventType, type AgUiInterrupt, type AgUiMessage, type AgUiResumeEntry, type RunAgentInput } from "../../src/ag-ui/index.js";
+import { type AgUiEvent, type AgUiEventType, type AgUiInterrupt, type AgUiMessage, type AgUiResumeEntry, type RunAgentInput } from "../../src/ag-ui/index.js";
 
 /** Compiles only when `Source` is assignable to `Target`. */
 function assignable<Target>() {
