@@ -37,9 +37,9 @@ export type { ToAgUiEventsOptions } from "./ag-ui-options.js";
  * `agent.events$` instead (as `createAgUiHandler` does).
  *
  * ```text
- * source: -a-t-(s1)-(d1)-(e1)-n-e-|      a agent_start, t turn_start, s/d/e text start/delta/end,
- * output: R-S-T----C----E----F-D          n turn_end, e agent_end; R RUN_STARTED, S STEP_STARTED,
- *                                         T/C/E TEXT_MESSAGE_*, F STEP_FINISHED, D RUN_FINISHED
+ * source: -a-t-m-s-d-e-M-n-E-|      a agent_start, t turn_start, m/M message_start/end, s/d/e text
+ * output: R--S---T-C-X---F-(D|)     start/delta/end, n turn_end, E agent_end; R RUN_STARTED,
+ *                                   S/F STEP_STARTED/FINISHED, T/C/X TEXT_MESSAGE_*, D RUN_FINISHED
  * ```
  *
  * @example
