@@ -52,7 +52,10 @@ function planResume(agent: AgentLike, resume: AgUiResumeEntry[]): RunPlan | Refu
   const waiting = new Set(agent.state.pendingApprovals.map((request) => request.toolCallId));
   if (waiting.size === 0) return { status: 409, error: "Nothing on this thread waits for an answer" };
   const answers: { toolCallId: string; decision: ToolApprovalDecision }[] = [];
+  const answered = new Set<string>();
   for (const entry of resume) {
+    if (answered.has(entry.interruptId)) return { status: 400, error: `resume answers "${entry.interruptId.slice(0, 100)}" twice` };
+    answered.add(entry.interruptId);
     if (!waiting.has(entry.interruptId)) return { status: 409, error: `No tool call "${entry.interruptId.slice(0, 100)}" waits for approval` };
     const answer = decision(entry);
     if (typeof answer === "string") return { status: 400, error: answer };

@@ -147,6 +147,7 @@ describe("createAgUiHandler refuses", () => {
     expect(await refusal(await serveIt(post(input({ runId: "r2" }))))).toEqual([409, "A run is already going on this thread (answer its interrupts with resume, or wait for it)"]);
     expect(await refusal(await serveIt(post(input({ runId: "r2", resume: [{ interruptId: "other", status: "resolved", payload: { approved: true } }] }))))).toEqual([409, 'No tool call "other" waits for approval']);
     expect(await refusal(await serveIt(post(input({ runId: "r2", resume: [{ interruptId: "r1", status: "resolved", payload: "yes" }] }))))).toEqual([400, 'resume "r1": payload must be { approved: boolean, reason?: string, args?: object }']);
+    expect(await refusal(await serveIt(post(input({ runId: "r2", resume: [{ interruptId: "r1", status: "cancelled" }, { interruptId: "r1", status: "resolved", payload: { approved: true } }] }))))).toEqual([400, 'resume answers "r1" twice']);
     agent.abort();
     await agent.waitForIdle();
   });
