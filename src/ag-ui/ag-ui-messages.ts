@@ -7,6 +7,7 @@
  */
 import { emptyUsage } from "../model/assistant-message.js";
 import type { AssistantMessage, ImageContent, Model, TextContent, ToolCall } from "../model/messages.js";
+import { boundToolCalls } from "../model/tool-call-bounds.js";
 import type { AgentMessage } from "../model/types.js";
 import type { AgUiContentPart, AgUiMessage } from "./ag-ui-types.js";
 
@@ -91,7 +92,9 @@ export function fromAgUiMessages(messages: readonly AgUiMessage[], model: Pick<M
           stopReason: calls.length > 0 ? "toolUse" : "stop",
           timestamp,
         };
-        transcript.push(answer);
+        // A client's arguments are held to the bounds a model's are: nesting past them would
+        // overflow the stack of every later clone, journal write and request.
+        transcript.push(boundToolCalls(answer));
         break;
       }
       case "tool": {

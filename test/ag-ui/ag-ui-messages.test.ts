@@ -60,4 +60,10 @@ describe("fromAgUiMessages", () => {
     expect(fromAgUiMessages([audio], model, 0)).toBe("messages[0].content[0]: audio parts are not supported");
     expect(fromAgUiMessages([forged], model, 0)).toBe('messages[0] answers tool call "c9", which no earlier assistant message made');
   });
+
+  it("holds the client's tool-call arguments to the bounds a model's are held to", () => {
+    const deep = `${"[".repeat(100)}${"]".repeat(100)}`;
+    const messages: AgUiMessage[] = [{ id: "a", role: "assistant", toolCalls: [{ id: "c", type: "function", function: { name: "t", arguments: `{"a":${deep}}` } }] }];
+    expect(fromAgUiMessages(messages, model, 0)).toMatchObject([{ content: [{ type: "toolCall", id: "c", arguments: {}, argumentsError: "Tool call arguments nest deeper than 64 levels." }] }]);
+  });
 });
