@@ -44,7 +44,7 @@ function add(into: AgUiTokenUsage, usage: Usage): void {
 
 /**
  * A run's usage as AG-UI reports it: one entry per provider and model that answered, summed over
- * the run's assistant messages (`agent_end.messages`); `undefined` when no model answered.
+ * the assistant messages among `messages`; `undefined` when no model answered.
  *
  * @example
  * ```ts

@@ -40,6 +40,8 @@ export class AgUiRunMapping {
   /** Calls between `tool_execution_start` and `_end`; of them, those waiting for approval. */
   private running = new Set<string>();
   private waiting = new Map<string, ToolApprovalRequest>();
+  /** The answers this AG-UI run told: its usage (a resumed run reports only its own calls). */
+  private answers: AssistantMessage[] = [];
 
   constructor(private readonly options: ToAgUiEventsOptions) {
     for (const request of options.waiting ?? []) {
@@ -215,6 +217,7 @@ export class AgUiRunMapping {
       return this.result(result.toolCallId, resultContent(result.content ?? []));
     }
     if (message.role !== "assistant" || this.message === undefined) return [];
+    this.answers.push(message as AssistantMessage);
     const id = this.message;
     const events = [...this.closeText(), ...this.closeReasoning()];
     for (const open of this.openCalls.values()) events.push({ type: "TOOL_CALL_END", toolCallId: open.id });
@@ -251,12 +254,14 @@ export class AgUiRunMapping {
     const interrupts: AgUiInterrupt[] = [...this.waiting.values()].map(approvalInterrupt);
     this.ended = true;
     const { threadId, runId } = this.options;
-    return [...this.closeStep(), ...this.state({ status: "interrupted", pendingApprovals: [...this.waiting.values()] }), { type: "RUN_FINISHED", threadId, runId, outcome: { type: "interrupt", interrupts } }];
+    const usage = runUsage(this.answers);
+    const finished: AgUiEvent = { type: "RUN_FINISHED", threadId, runId, outcome: { type: "interrupt", interrupts }, ...(usage ? { usage } : {}) };
+    return [...this.closeStep(), ...this.state({ status: "interrupted", pendingApprovals: [...this.waiting.values()] }), finished];
   }
 
   private end(event: Extract<AgentEvent, { type: "agent_end" }>): AgUiEvent[] {
     this.ended = true;
-    const usage = runUsage(event.messages);
+    const usage = runUsage(this.answers);
     const withUsage = usage ? { usage } : {};
     const closing = [...this.closeStep(), ...this.state({ status: event.outcome, pendingApprovals: [], ...(event.limit ? { limit: event.limit } : {}) })];
     const { threadId, runId } = this.options;

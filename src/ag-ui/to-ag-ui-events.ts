@@ -25,7 +25,7 @@ export type { ToAgUiEventsOptions } from "./ag-ui-options.js";
  *   its result message for a call that never ran (a `length` stop);
  * - `agent_end` ends the run: `completed` → `RUN_FINISHED` (success), `aborted` → `RUN_FINISHED`
  *   (cancelled), `failed` → `RUN_ERROR` (code `failed`), `limit` → `RUN_ERROR` (code `limit`, the
- *   limit's sentence), with the run's token usage per model;
+ *   limit's sentence), with the token usage of the answers this AG-UI run told, per model;
  * - approvals: see {@link ToAgUiEventsOptions.approvals}; by default the run ends in an interrupt
  *   once every call still going waits for approval, and this Observable completes there (the
  *   rxagent run goes on waiting);

@@ -126,7 +126,7 @@ describe("toAgUiEvents, read by @ag-ui/client's verifier", () => {
   it("an approval: the run ends in an interrupt once only the waiting call is left; the resumed run maps its end", async () => {
     const rm = tool("rm", async () => textResult("removed"), { needsApproval: true });
     const ls = tool("ls", async () => textResult("a b"));
-    const agent = fauxAgent([{ content: [fauxToolCall("ls", {}, "l1"), fauxToolCall("rm", { path: "b" }, "r1")] }, { content: "Done." }], [ls, rm]);
+    const agent = fauxAgent([{ content: [fauxToolCall("ls", {}, "l1"), fauxToolCall("rm", { path: "b" }, "r1")], usage: { output: 7 } }, { content: "Done.", usage: { output: 3 } }], [ls, rm]);
     const interrupted = verified(agent.events$.pipe(toAgUiEvents(ids)));
     const prompted = agent.prompt("Tidy up");
     const first = await interrupted;
@@ -142,6 +142,8 @@ describe("toAgUiEvents, read by @ag-ui/client's verifier", () => {
     const second = await resumed;
     await prompted;
     expect(typesOf(second)).toEqual(["RUN_STARTED", "TOOL_CALL_RESULT", "STEP_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "STEP_FINISHED", "RUN_FINISHED"]);
-    expect(second.at(-1)).toMatchObject({ outcome: { type: "success" } });
+    // Each AG-UI run reports the answers it told: the resumed run not the interrupted run's.
+    expect(first.at(-1)).toMatchObject({ usage: [{ outputTokens: 7 }] });
+    expect(second.at(-1)).toMatchObject({ outcome: { type: "success" }, usage: [{ outputTokens: 3 }] });
   });
 });

@@ -47,6 +47,12 @@ const out: Record<string, AgUiEvent> = {
   C: { type: "TEXT_MESSAGE_CONTENT", messageId: "r1-1", delta: "Hi" },
   X: { type: "TEXT_MESSAGE_END", messageId: "r1-1" },
   D: { type: "RUN_FINISHED", ...ids, outcome: { type: "success" } },
+  U: {
+    type: "RUN_FINISHED",
+    ...ids,
+    outcome: { type: "success" },
+    usage: [{ provider: "faux", model: "faux-1", inputTokens: 0, outputTokens: 0, totalTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0 }],
+  },
   K: { type: "RUN_FINISHED", ...ids, outcome: { type: "cancelled" } },
   L: { type: "RUN_ERROR", message: "The run reached its limit of 1 model request.", code: "limit" },
   I: {
@@ -78,7 +84,8 @@ describe("toAgUiEvents", () => {
     "RUN_STARTED on subscribe, a step per turn, the text as it streams, RUN_FINISHED with agent_end, and the source let go there",
     marbles((m) => {
       const run = m.cold("-a-t-m-s-d-e-M-n-E-|", source);
-      m.expect(run.pipe(toAgUiEvents(ids))).toBeObservable("R--S---T-C-X---F-(D|)", out);
+      // The answer's usage (all zero here): one entry for its provider and model.
+      m.expect(run.pipe(toAgUiEvents(ids))).toBeObservable("R--S---T-C-X---F-(U|)", out);
       m.expect(run).toHaveSubscriptions("^----------------!");
     }),
   );
