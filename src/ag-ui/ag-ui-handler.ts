@@ -6,10 +6,11 @@
  *
  * @module
  */
+import { finalize } from "rxjs";
 import type { AgentLike } from "../agent/agent-like.js";
 import { describeError } from "../model/describe-error.js";
 import { redactSecrets } from "../model/redact-secrets.js";
-import { bearerToken, tokenMatcher } from "../providers/proxy/proxy-auth.js";
+import { bearerToken, StreamSlots, tokenMatcher } from "../providers/proxy/proxy-auth.js";
 import { declaredTooLarge, readBodyText } from "../providers/proxy/proxy-body.js";
 import { runOnAgent } from "./ag-ui-run.js";
 import { planRun, type AgUiHistory } from "./ag-ui-run-plan.js";
@@ -56,6 +57,10 @@ export interface AgUiHandlerOptions {
   bodyTimeoutMs?: number | undefined;
   /** The most messages a request may carry; more get 400. Default 1 000. */
   maxMessages?: number | undefined;
+  /** How many runs one bearer token (or one `slotKey`) may stream at once; more get 429. Default: no limit. */
+  maxConcurrentPerToken?: number | undefined;
+  /** Whose runs `maxConcurrentPerToken` counts together (default the bearer token): a user id with cookie auth. */
+  slotKey?: ((request: Request, token: string | undefined) => string | undefined) | undefined;
   /** Receives failures (a hook that threw, a run that failed), redacted. Default: `console.error`. */
   onError?: ((error: Error, request: Request) => void) | undefined;
 }
@@ -76,7 +81,8 @@ function positive(value: number | undefined, fallback: number, name: string): nu
  * Creates the AG-UI endpoint. Requires `agentFor`, and `token` or `authorize` (it throws without).
  *
  * Answers, in this order: `405` to anything but `POST`; `401` (with `WWW-Authenticate: Bearer`)
- * before any of the body is read; `413` to a body over `maxBodyBytes` (by `Content-Length`, or
+ * before any of the body is read; `429` (with `Retry-After`) over `maxConcurrentPerToken`, also
+ * before the body; `413` to a body over `maxBodyBytes` (by `Content-Length`, or
  * while reading); `408` to a body slower than `bodyTimeoutMs`; `400` to a body that is not a
  * `RunAgentInput` (the text says which field), or a conversation the agent cannot answer; `403`
  * when `agentFor` returns nothing; `409` when the thread's agent is busy, or a `resume` answers a
@@ -108,6 +114,7 @@ export function createAgUiHandler(options: AgUiHandlerOptions): (request: Reques
   const maxBodyBytes = positive(options.maxBodyBytes, 4 * 1024 * 1024, "maxBodyBytes");
   const bodyTimeoutMs = positive(options.bodyTimeoutMs, 30_000, "bodyTimeoutMs");
   const maxMessages = positive(options.maxMessages, 1000, "maxMessages");
+  const slots = options.maxConcurrentPerToken !== undefined ? new StreamSlots(positive(options.maxConcurrentPerToken, 0, "maxConcurrentPerToken")) : undefined;
   const history = options.history ?? "client";
   const log = options.onError ?? ((error: Error) => console.error(`rxagent ag-ui: ${error.message}`));
 
@@ -122,9 +129,17 @@ export function createAgUiHandler(options: AgUiHandlerOptions): (request: Reques
         // A logger that throws must not break the response it reports on.
       }
     };
+    // The slot is held from the token check on (an upload counts as a run); the stream frees it when it ends.
+    let release = () => undefined as void;
+    let streaming = false;
     try {
       const allowed = options.authorize ? await options.authorize(token, request) : await matches!(token);
       if (!allowed) return json(401, { error: token === undefined ? "Missing access token" : "Invalid access token" }, { "www-authenticate": 'Bearer realm="rxagent-ag-ui"' });
+      if (slots) {
+        const slot = slots.acquire(options.slotKey ? options.slotKey(request, token) : token);
+        if (!slot) return json(429, { error: `Too many concurrent runs for this token (limit ${slots.limit})` }, { "retry-after": "1" });
+        release = slot;
+      }
       const declared = declaredTooLarge(request, maxBodyBytes);
       if (declared) return json(declared.status, { error: declared.error });
       const text = await readBodyText(request, maxBodyBytes, bodyTimeoutMs);
@@ -143,7 +158,9 @@ export function createAgUiHandler(options: AgUiHandlerOptions): (request: Reques
         if (detail !== undefined) report(new Error(`A run failed: ${detail}`));
         return GENERIC_FAILURE;
       };
-      const events = runOnAgent(agent, plan, { threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, approvals: options.approvals, stateKey: options.stateKey, errorText }, report);
+      const mapping = { threadId: input.threadId, runId: input.runId, parentRunId: input.parentRunId, approvals: options.approvals, stateKey: options.stateKey, errorText };
+      const events = runOnAgent(agent, plan, mapping, report).pipe(finalize(() => release()));
+      streaming = true;
       return new Response(agUiEventStream(events, request.signal), {
         status: 200,
         headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
@@ -151,6 +168,8 @@ export function createAgUiHandler(options: AgUiHandlerOptions): (request: Reques
     } catch (error) {
       report(error);
       return json(500, { error: "The AG-UI endpoint failed to handle the request" });
+    } finally {
+      if (!streaming) release();
     }
   };
 }

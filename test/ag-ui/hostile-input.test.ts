@@ -151,4 +151,21 @@ describe("createAgUiHandler refuses", () => {
     agent.abort();
     await agent.waitForIdle();
   });
+
+  it("a token over maxConcurrentPerToken with 429 until one of its runs ended", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const wait = tool("wait", async () => (await gate, textResult("done")));
+    const fresh = () => new Agent({ initialState: { model, tools: [wait] }, streamFn: fauxProvider([{ content: [fauxToolCall("wait", {}, "w")] }, { content: "Ok." }]) });
+    const serveIt = handler({ agentFor: fresh, maxConcurrentPerToken: 1 });
+    const first = await serveIt(post(input({ threadId: "a" })));
+    expect(first.status).toBe(200);
+    const refused = await serveIt(post(input({ threadId: "b" })));
+    expect([refused.status, refused.headers.get("retry-after"), await refused.json()]).toEqual([429, "1", { error: "Too many concurrent runs for this token (limit 1)" }]);
+    open();
+    expect(await first.text()).toContain('"RUN_FINISHED"');
+    const again = await serveIt(post(input({ threadId: "c" })));
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain('"RUN_FINISHED"');
+  });
 });
