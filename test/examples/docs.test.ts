@@ -15,7 +15,7 @@ import { ROOT, start } from "./support.js";
 
 /** The README once merged, else the draft. */
 const README = join(ROOT, "README.md");
-const DOCS = ["docs/concepts.md", "docs/recipes.md", "docs/SPEC.md", "docs/coming-from-pi.md", "docs/comparison.md", "docs/sessions.md", "docs/deployment.md", "docs/mcp.md", "docs/otel.md", "docs/ai-sdk.md", "docs/approvals.md", "docs/limits.md", "docs/tool-scheduling.md", "docs/cancellation.md", "docs/usage.md", "docs/mutation.md", "docs/operators.md", "docs/testing.md", "docs/installing.md", "docs/performance.md", "docs/server.md", "docs/remote-agent.md"].map((file) => join(ROOT, file));
+const DOCS = ["docs/concepts.md", "docs/recipes.md", "docs/SPEC.md", "docs/coming-from-pi.md", "docs/comparison.md", "docs/sessions.md", "docs/deployment.md", "docs/mcp.md", "docs/otel.md", "docs/ai-sdk.md", "docs/approvals.md", "docs/limits.md", "docs/tool-scheduling.md", "docs/cancellation.md", "docs/usage.md", "docs/mutation.md", "docs/operators.md", "docs/testing.md", "docs/installing.md", "docs/performance.md", "docs/server.md", "docs/remote-agent.md", "docs/ag-ui.md"].map((file) => join(ROOT, file));
 
 /** Scratch space inside the repository's node_modules, so snippets resolve `rxjs` & co. like user code. */
 const SCRATCH = join(ROOT, "node_modules/.cache", `rxagent-docs-${process.pid}`);
@@ -39,6 +39,8 @@ const SUBPATHS: Record<string, string> = {
   "rxagent/mcp/stdio": "src/mcp/stdio.ts",
   "rxagent/otel": "src/otel/index.ts",
   "rxagent/ai-sdk": "src/providers/ai-sdk/index.ts",
+  "rxagent/ag-ui": "src/ag-ui/index.ts",
+  "rxagent/angular": "src/angular/index.ts",
   "rxagent/server": "src/server/index.ts",
   "rxagent/server/node": "src/server/node.ts",
   "rxagent/remote": "src/remote/index.ts",

@@ -79,9 +79,11 @@ const EXPECTED: Record<string, string[]> = {
   "./otel": ["instrumentAgent", "traceAgent", "tracingListener"],
   // SPEC V1: "The entry exports fromAiSdk, aiSdkModel, AI_SDK_API, getProviderFailure and types only".
   "./ai-sdk": ["AI_SDK_API", "aiSdkModel", "fromAiSdk", "getProviderFailure"],
+  "./ag-ui": ["AG_UI_PROTOCOL_VERSION", "checkRunAgentInput", "createAgUiHandler", "encodeAgUiEvent", "fromAgUiMessages", "toAgUiEvents"],
   "./server": ["createSessionServer"],
   "./server/node": ["toNodeListener"],
   "./remote": ["RemoteAgent"],
+  "./angular": ["AGENT", "injectAgent", "messageText", "provideAgent"],
 };
 
 type Conditions = { import: { default: string } };

@@ -33,6 +33,9 @@ const RUN_CONTROL_MARKER = "The run reached its limit of";
 const LANE_MARKER = "concurrencyKey of tool";
 const SESSION_MARKER = "build one agentSession() per Agent";
 
+/** Entries for ES modules only (Angular is): no require condition, no CommonJS build. */
+const ESM_ONLY = ["rxagent/angular"];
+
 /** Known exports per entry; every entry of the packed package.json must have one here. */
 const KNOWN_EXPORTS: Record<string, string> = {
   rxagent: "Agent",
@@ -52,9 +55,11 @@ const KNOWN_EXPORTS: Record<string, string> = {
   "rxagent/mcp/stdio": "connectMcpStdio",
   "rxagent/otel": "traceAgent",
   "rxagent/ai-sdk": "fromAiSdk",
+  "rxagent/ag-ui": "createAgUiHandler",
   "rxagent/server": "createSessionServer",
   "rxagent/server/node": "toNodeListener",
   "rxagent/remote": "RemoteAgent",
+  "rxagent/angular": "injectAgent",
 };
 
 /**
@@ -63,7 +68,7 @@ const KNOWN_EXPORTS: Record<string, string> = {
  * PostgreSQL store pg. All of them, not only those the app loads: npm 11 asks the registry for an
  * optional peer that is not in the lock. Versions from the repo's lock.
  */
-const OPTIONAL_PEERS = ["@modelcontextprotocol/sdk", "zod", "@opentelemetry/api", "@ai-sdk/provider", "pg"];
+const OPTIONAL_PEERS = ["@modelcontextprotocol/sdk", "zod", "@opentelemetry/api", "@ai-sdk/provider", "pg", "@angular/core"];
 
 /** The npm cache `npm ci` filled and the registry it came from, read before the npm_* variables are dropped below. */
 
@@ -191,7 +196,7 @@ interface PackedPackage {
   license: string;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
-  exports: Record<string, string | { import: ExportConditions; require: ExportConditions }>;
+  exports: Record<string, string | { import: ExportConditions; require?: ExportConditions }>;
 }
 
 let work: string;
@@ -253,15 +258,17 @@ describe("the npm tarball", () => {
     // rxjs is the app's: a peer, never a dependency of its own.
     expect(manifest.peerDependencies?.["rxjs"]).toMatch(/^\^7\./);
     expect(manifest.dependencies?.["rxjs"]).toBeUndefined();
-    // Every code entry has import and require conditions, each with its own types, and every
-    // file the exports map names is packed.
+    // Every code entry has import and require conditions (an ES-module-only entry: import only),
+    // each with its own types, and every file the exports map names is packed.
     for (const [key, target] of Object.entries(manifest.exports)) {
+      const esmOnly = ESM_ONLY.includes(`rxagent${key.slice(1)}`);
       if (typeof target !== "string") {
-        expect(target, key).toEqual({ import: { types: expect.any(String), default: expect.any(String) }, require: { types: expect.any(String), default: expect.any(String) } });
+        const conditions = { types: expect.any(String), default: expect.any(String) };
+        expect(target, key).toEqual(esmOnly ? { import: conditions } : { import: conditions, require: conditions });
         // Conditions match in order: "types" must come before "default".
-        expect([Object.keys(target.import)[0], Object.keys(target.require)[0]], key).toEqual(["types", "types"]);
+        expect([Object.keys(target.import)[0], Object.keys(target.require ?? target.import)[0]], key).toEqual(["types", "types"]);
       }
-      const files = typeof target === "string" ? [target] : [target.import.types, target.import.default, target.require.types, target.require.default];
+      const files = typeof target === "string" ? [target] : [target.import.types, target.import.default, ...(target.require ? [target.require.types, target.require.default] : [])];
       for (const file of files) expect(paths, file).toContain(posix.normalize(file));
     }
     expect(JSON.parse(readFileSync(join(app, "node_modules/rxagent/dist/cjs/package.json"), "utf8"))).toEqual({ type: "commonjs" });
@@ -287,12 +294,16 @@ describe("the npm tarball", () => {
     expect(Object.keys(KNOWN_EXPORTS).sort()).toEqual([...specifiers].sort());
     const [esm, cjs] = await Promise.all([
       run("node", ["load-entries.mjs", ...specifiers], app).then((out) => JSON.parse(out) as LoadResult),
-      run("node", ["load-entries.cjs", ...specifiers], app).then((out) => JSON.parse(out) as LoadResult),
+      run("node", ["load-entries.cjs", ...specifiers.filter((specifier) => !ESM_ONLY.includes(specifier))], app).then((out) => JSON.parse(out) as LoadResult),
     ]);
     type LoadResult = { result: Record<string, Record<string, string>>; files: Record<string, string> };
     const dist = join(app, "node_modules/rxagent/dist") + sep;
     for (const specifier of specifiers) {
       expect(esm.result[specifier]![KNOWN_EXPORTS[specifier]!], `${specifier} (ESM)`).toBe("function");
+      if (ESM_ONLY.includes(specifier)) {
+        expect(JSON.stringify(manifest.exports[`.${specifier.slice("rxagent".length)}`]), specifier).not.toContain("require");
+        continue;
+      }
       expect(cjs.result[specifier], `${specifier}: CommonJS exports = ESM exports`).toEqual(esm.result[specifier]);
       const esmFile = fileURLToPath(esm.files[specifier]!);
       expect(esmFile.startsWith(dist) && !esmFile.startsWith(join(dist, "cjs")), esmFile).toBe(true);
@@ -338,7 +349,8 @@ describe("the npm tarball", () => {
           const label = (declarations: string) =>
             [formats[declarations], declarations.startsWith("node_modules/rxagent/dist/cjs/") ? "dist/cjs/" : declarations.startsWith("node_modules/rxagent/dist/") ? "dist/" : declarations].filter(Boolean).join(" ");
           const actual = Object.fromEntries(Object.entries(imports[file] ?? {}).filter(([specifier]) => specifier.startsWith("rxagent")).map(([specifier, declarations]) => [specifier, label(declarations)]));
-          expect(actual, `${project} ${file}`).toEqual(Object.fromEntries(specifiers.map((specifier) => [specifier, expectedLabel])));
+          const imported = expectedLabel.startsWith("CommonJS") ? specifiers.filter((specifier) => !ESM_ONLY.includes(specifier)) : specifiers;
+          expect(actual, `${project} ${file}`).toEqual(Object.fromEntries(imported.map((specifier) => [specifier, expectedLabel])));
           expect(imports[file]?.["rxjs"], `${project} ${file}`).toBe("node_modules/rxjs/dist/types/index.d.ts");
         }
       }
@@ -472,6 +484,11 @@ import { connectMcpHttp } from "rxagent/mcp";
 import { connectMcpStdio } from "rxagent/mcp/stdio";
 import { traceAgent } from "rxagent/otel";
 import { fromAiSdk } from "rxagent/ai-sdk";
+import { createAgUiHandler, toAgUiEvents } from "rxagent/ag-ui";
+import { createSessionServer } from "rxagent/server";
+import { toNodeListener as sessionListener } from "rxagent/server/node";
+import { RemoteAgent } from "rxagent/remote";
+import type { AgentLike } from "rxagent";
 
 /** A tool whose execute returns an Observable: two progress updates, then the result. */
 const countdown: AgentTool<{ from: number }, { left: number }> = {
@@ -532,5 +549,18 @@ export const fromModel = fromAiSdk;
 // Run control.
 export const limited = new Agent({ streamFn: provider, initialState: { model: provider.model }, limits: { maxTurns: 4 }, maxConcurrency: 2 });
 export const approve: (toolCallId: string) => void = (id) => limited.approve(id);
+// The agent on a server, followed from a page: a remote agent and a local one are both AgentLike.
+export const sessions = sessionListener(createSessionServer({ agentFor: () => new Agent({ streamFn: provider }), authenticate: () => "user", authorize: () => true }).handle);
+export const remote: AgentLike = new RemoteAgent({ url: "/sessions/chat-1" });
+export const local: AgentLike = agent;
+// AG-UI: the handler an HttpAgent runs against, and the mapping as an operator.
+export const agUi = createAgUiHandler({ agentFor: () => agent, token: "token" });
+export const agUiEvents = run$.pipe(toAgUiEvents({ threadId: "t1", runId: "r1" }));
 `;
-const CONSUMER_FILES: Record<string, string> = { "consumer.mts": CONSUMER, "consumer.cts": CONSUMER, "consumer.ts": CONSUMER };
+
+/** What only an ES module can import: rxagent/angular (Angular ships ES modules only). */
+const ESM_CONSUMER = `import { injectAgent, provideAgent } from "rxagent/angular";
+export const angularProviders = provideAgent(() => remote);
+export const signals = injectAgent;
+`;
+const CONSUMER_FILES: Record<string, string> = { "consumer.mts": CONSUMER + ESM_CONSUMER, "consumer.cts": CONSUMER, "consumer.ts": CONSUMER + ESM_CONSUMER };

@@ -29,7 +29,7 @@ function graph(entry: string): { files: string[]; packages: string[] } {
 }
 
 describe("browser-safe entry points", () => {
-  for (const entry of ["providers/openai/index.ts", "providers/proxy/index.ts", "providers/retry/index.ts", "providers/pi-ai.ts", "operators/index.ts"]) {
+  for (const entry of ["providers/openai/index.ts", "providers/proxy/index.ts", "providers/retry/index.ts", "providers/pi-ai.ts", "operators/index.ts", "remote/index.ts"]) {
     it(`${entry} reaches only web APIs and ${[...PACKAGES].join(", ")}`, () => {
       const { files, packages } = graph(entry);
       expect(packages.filter((name) => !PACKAGES.has(name))).toEqual([]);
