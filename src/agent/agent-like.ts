@@ -20,12 +20,14 @@ export type AgentViewState = Omit<AgentStateSnapshot, "tools">;
 /**
  * How a remote agent's link to its server stands: `connected`; `reconnecting` after a drop,
  * with the attempt number and the delay before it; `offline` when the browser says so (or the
- * agent was closed).
+ * agent was closed); `refused` when the server will not let the page follow the session (401,
+ * 403, 404: no retry helps; sign in again, or follow another session).
  */
 export type AgentConnection =
   | { readonly status: "connected" }
   | { readonly status: "reconnecting"; readonly attempt: number; readonly delayMs: number }
-  | { readonly status: "offline" };
+  | { readonly status: "offline" }
+  | { readonly status: "refused"; readonly httpStatus: number };
 
 /**
  * The surface a user interface uses of an agent. `Agent` implements it; so does the remote

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { BehaviorSubject, defer, distinctUntilChanged, Observable, repeat, retry, Subject, type SchedulerLike, type Subscription } from "rxjs";
+import { BehaviorSubject, defer, distinctUntilChanged, EMPTY, Observable, repeat, retry, Subject, type SchedulerLike, type Subscription } from "rxjs";
 import type { AgentConnection, AgentLike, AgentViewState } from "../agent/agent-like.js";
 import { initialAgentState, reduceAgentState, type AgentStateValue, type AgentStateView } from "../agent/agent-state-reducer.js";
 import type { PromptInput } from "../agent/prompt-input.js";
@@ -37,6 +37,16 @@ export interface RemoteAgentOptions {
   maxLineBytes?: number;
 }
 
+/** What the server answers when the page may not follow the session: no retry helps. */
+const REFUSALS = new Set([401, 403, 404, 405]);
+
+/** A refused event stream. */
+class Refused extends Error {
+  constructor(readonly status: number) {
+    super(`The session server refused the event stream (${status}).`);
+  }
+}
+
 /** An id's epoch and number. */
 function position(id: string | undefined): { epoch: string; n: number } | undefined {
   const dot = id?.lastIndexOf(".") ?? -1;
@@ -58,8 +68,9 @@ export class RemoteAgent implements AgentLike {
   private readonly states = new BehaviorSubject<AgentViewState>(viewState(this.value));
   private readonly events = new Subject<AgentEvent>();
   private readonly connection = new BehaviorSubject<AgentConnection>({ status: "reconnecting", attempt: 0, delayMs: 0 });
-  private readonly ends: string[] = [];
-  private readonly ended = new Subject<string>();
+  // Where runs were seen to settle: an `agent_end`, or a state that streams nothing.
+  private readonly settledAt: string[] = [];
+  private readonly settled = new Subject<string>();
   private decoder = new WireEventDecoder();
   private lastId: string | undefined;
   private readonly subscription: Subscription;
@@ -108,7 +119,7 @@ export class RemoteAgent implements AgentLike {
     this.subscription.unsubscribe();
     this.connection.next({ status: "offline" });
     this.connection.complete();
-    this.ended.complete();
+    this.settled.complete();
     this.events.complete();
     this.states.complete();
   }
@@ -125,17 +136,36 @@ export class RemoteAgent implements AgentLike {
     return sent;
   }
 
-  /** Resolves at the first `agent_end` after `at` (a run ended before the answer came counts). */
+  /**
+   * Resolves when the run started after `at` has settled: an `agent_end` after it, or a state
+   * after it that streams nothing (a resume past the replay bound), or any news of another
+   * server process (it restarted: the run's fate is in its state).
+   */
   private endAfter(at: string): Promise<void> {
     const after = position(at);
-    const later = (id: string): boolean => {
+    if (!after) return Promise.resolve();
+    const sameProcessLater = (id: string) => {
       const p = position(id);
-      return !after || !p || p.epoch !== after.epoch || p.n > after.n;
+      return !!p && p.epoch === after.epoch && p.n > after.n;
     };
-    if (this.ends.some(later)) return Promise.resolve();
+    if (this.settledAt.some(sameProcessLater)) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      const waiting = this.ended.subscribe({ next: (id) => later(id) && (waiting.unsubscribe(), resolve()), complete: () => reject(new Error("The remote agent was closed before the run ended.")) });
+      const waiting = this.settled.subscribe({
+        next: (id) => {
+          if (position(id)?.epoch === after.epoch && !sameProcessLater(id)) return;
+          waiting.unsubscribe();
+          resolve();
+        },
+        complete: () => reject(new Error("The remote agent was closed before the run ended.")),
+      });
     });
+  }
+
+  private settle(id: string | undefined): void {
+    if (!id) return;
+    this.settledAt.push(id);
+    if (this.settledAt.length > 16) this.settledAt.shift();
+    this.settled.next(id);
   }
 
   private follow(): Observable<SseMessage> {
@@ -143,7 +173,17 @@ export class RemoteAgent implements AgentLike {
     return defer(() => this.connect()).pipe(
       // A stream the server ended is a drop too: the run lives on there.
       repeat({ delay: () => reconnectDelay(1, reconnect, scheduler, this.connection) }),
-      retry({ delay: (_error, attempt) => reconnectDelay(attempt, reconnect, scheduler, this.connection), resetOnSuccess: true }),
+      retry({
+        delay: (error: unknown, attempt) => {
+          // Refused (no right, no such session): trying again changes nothing.
+          if (error instanceof Refused) {
+            this.connection.next({ status: "refused", httpStatus: error.status });
+            return EMPTY;
+          }
+          return reconnectDelay(attempt, reconnect, scheduler, this.connection);
+        },
+        resetOnSuccess: true,
+      }),
     );
   }
 
@@ -154,16 +194,32 @@ export class RemoteAgent implements AgentLike {
       const open = async (): Promise<ReadableStream<Uint8Array>> => {
         const sent = { accept: "text/event-stream", ...(await headers?.()), ...(this.lastId ? { "last-event-id": this.lastId } : {}) };
         const response = await fetchFn(`${url}/events`, { headers: sent, signal: controller.signal, cache: "no-store" });
-        if (!response.ok || !response.body) throw new Error(`The session server answered ${response.status} to the event stream.`);
-        return response.body;
+        if (response.ok && response.body) return response.body;
+        await response.body?.cancel().catch(() => undefined);
+        if (REFUSALS.has(response.status)) throw new Refused(response.status);
+        throw new Error(`The session server answered ${response.status} to the event stream.`);
       };
       const reading = defer(open).subscribe({
         next: (body) => {
           this.connection.next({ status: "connected" });
-          subscriber.add(sseMessages(body, this.options.maxLineBytes ?? 64 << 20).subscribe({ next: (message) => {
-              this.receive(message);
-              subscriber.next(message);
-            }, error: (e: unknown) => subscriber.error(e), complete: () => subscriber.complete() }));
+          const messages = sseMessages(body, this.options.maxLineBytes ?? 64 << 20);
+          subscriber.add(
+            messages.subscribe({
+              next: (message) => {
+                try {
+                  this.receive(message);
+                } catch (error) {
+                  // An entry that does not read: resume from a state, not from here.
+                  this.lastId = undefined;
+                  subscriber.error(error);
+                  return;
+                }
+                subscriber.next(message);
+              },
+              error: (e: unknown) => subscriber.error(e),
+              complete: () => subscriber.complete(),
+            }),
+          );
         },
         error: (error: unknown) => subscriber.error(error),
       });
@@ -180,6 +236,7 @@ export class RemoteAgent implements AgentLike {
       this.decoder = new WireEventDecoder();
       this.lastId = id;
       this.states.next(viewState(this.value));
+      if (!this.value.isStreaming) this.settle(id);
       return;
     }
     if (event !== "agent") return;
@@ -189,10 +246,6 @@ export class RemoteAgent implements AgentLike {
     // The state first, as an Agent's: a subscriber of events$ reads the state after the event.
     this.states.next(viewState(this.value));
     this.events.next(agentEvent);
-    if (agentEvent.type === "agent_end" && id) {
-      this.ends.push(id);
-      if (this.ends.length > 16) this.ends.shift();
-      this.ended.next(id);
-    }
+    if (agentEvent.type === "agent_end") this.settle(id);
   }
 }

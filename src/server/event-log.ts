@@ -16,6 +16,7 @@
 import { reduceAgentState, viewOfState, type AgentStateValue, type AgentStateView } from "../agent/agent-state-reducer.js";
 import type { AgentEvent } from "../model/types.js";
 import { foldView } from "../wire/view-fold.js";
+import { publicView } from "./public-view.js";
 import { WireEventEncoder } from "../wire/wire-event.js";
 
 /**
@@ -32,7 +33,7 @@ export interface LoggedEvent {
 /** What a follower gets before the live events: the events after its id, or a state and the events after it. */
 export type Replay =
   | { readonly kind: "events"; readonly events: readonly LoggedEvent[] }
-  | { readonly kind: "snapshot"; readonly n: number; readonly view: AgentStateView; readonly events: readonly LoggedEvent[] };
+  | { readonly kind: "snapshot"; readonly n: number; readonly data: string; readonly events: readonly LoggedEvent[] };
 
 /**
  * The log of one hosted session.
@@ -46,7 +47,7 @@ export type Replay =
  */
 export class EventLog {
   private state: AgentStateValue;
-  private checkpoint: { n: number; state: AgentStateValue };
+  private checkpoint: { n: number; state: AgentStateValue; data?: string };
   private readonly events: LoggedEvent[] = [];
   private bytes = 0;
   private n = 0;
@@ -77,16 +78,18 @@ export class EventLog {
     return this.state;
   }
 
-  /** Numbers, folds and keeps `event`; returns it as sent. */
+  /** Numbers, folds and keeps `event`; returns it as sent. Throws, changing nothing, when the event cannot be serialized. */
   append(event: AgentEvent): LoggedEvent {
+    const data = serialized(this.encoder.encode(event));
     this.state = foldView(this.state, event);
-    return this.keep({ n: ++this.n, kind: "event", data: JSON.stringify(this.encoder.encode(event)) });
+    return this.keep({ n: ++this.n, kind: "event", data });
   }
 
   /** Installs `view` (between runs: what changed without events); returns it as sent. */
   install(view: AgentStateView): LoggedEvent {
+    const data = serialized(publicView(view));
     this.state = reduceAgentState(this.state, { type: "[state] installed", view });
-    return this.keep({ n: ++this.n, kind: "state", data: JSON.stringify(view) });
+    return this.keep({ n: ++this.n, kind: "state", data });
   }
 
   private keep(logged: LoggedEvent): LoggedEvent {
@@ -102,8 +105,13 @@ export class EventLog {
     const after = this.numberIn(lastId);
     const first = this.events[0]?.n ?? this.n + 1;
     if (after !== undefined && after >= first - 1 && after <= this.n) return { kind: "events", events: this.events.slice(after - first + 1) };
-    const { n, state } = this.checkpoint;
-    return { kind: "snapshot", n, view: viewOfState(state), events: this.events.slice(n - first + 1) };
+    const { n } = this.checkpoint;
+    return { kind: "snapshot", n, data: this.checkpointData(), events: this.events.slice(n - first + 1) };
+  }
+
+  /** The checkpoint's state as sent (serialized once per checkpoint, whatever the number of resumes). */
+  private checkpointData(): string {
+    return (this.checkpoint.data ??= serialized(publicView(viewOfState(this.checkpoint.state))));
   }
 
   /** The number in an id of this log; `undefined` for an id of another log or no id. */
@@ -126,6 +134,15 @@ export class EventLog {
       drop++;
     }
     if (drop > 0) this.events.splice(0, drop);
+  }
+}
+
+/** JSON of `value`; a `bigint` (a tool's details may hold one) as its decimal text. */
+function serialized(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return JSON.stringify(value, (_key, inner: unknown) => (typeof inner === "bigint" ? inner.toString() : inner));
   }
 }
 

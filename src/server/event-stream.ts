@@ -1,12 +1,15 @@
 /**
  * A follower's entries as a server-sent event stream: `id:` the entry's id (what the follower
  * resumes from), `event:` `agent` or `state`, `data:` its JSON; a comment line as a heartbeat.
- * A follower that does not read is never buffered without bound: past `maxBufferBytes` unread,
- * its stream is ended with an error (it reconnects, and resumes from the last id it read).
+ *
+ * The replay is read lazily, as the follower reads (a resume far behind costs the log's own
+ * entries, not a copy). Live entries wait beside the stream's queue; a follower that leaves more
+ * than `maxBufferBytes` of them unread is dropped — its stream ends with an error, and it resumes
+ * from the last entry it read. One entry larger than the bound still passes to a reading follower.
  *
  * @module
  */
-import { asyncScheduler, endWith, interval, map, merge, Subscription, takeWhile, type Observable, type SchedulerLike } from "rxjs";
+import { asyncScheduler, endWith, interval, map, merge, takeWhile, type Observable, type SchedulerLike, type Subscription } from "rxjs";
 import type { LoggedEvent } from "./event-log.js";
 
 /** How a follower's stream is paced and bounded. */
@@ -17,6 +20,7 @@ export interface EventStreamOptions {
 }
 
 const encoder = new TextEncoder();
+const HEARTBEAT: Uint8Array = encoder.encode(": heartbeat\n\n");
 
 /** One entry as SSE text. The data is JSON, which has no raw newline: one `data:` line. */
 export function sseFrame(entry: LoggedEvent, id: string): string {
@@ -24,46 +28,78 @@ export function sseFrame(entry: LoggedEvent, id: string): string {
 }
 
 /**
- * The body of a follower's response: `entries` as SSE, with heartbeats. Cancelling the body
- * (the client went away) unsubscribes from `entries`.
+ * The body of a follower's response: the `head` (the replay), then the `live` entries, as SSE,
+ * with heartbeats. `live` is subscribed at once, so nothing between the two is lost; cancelling
+ * the body (the client went away) unsubscribes.
  *
  * ```text
- * entries:  -a--b--------c--|
- * body:     -a--b--h--h--c--|   (h: a heartbeat every heartbeatMs, entries or not; the end with the entries')
+ * live:  -a--b--------c--|
+ * body:  Ha--b--h--h--c--|   (H: the head, as read; h: a heartbeat every heartbeatMs; the end with live's)
  * ```
  */
-export function eventStreamBody(entries: Observable<LoggedEvent>, idOf: (n: number) => string, options: EventStreamOptions): ReadableStream<Uint8Array> {
-  const heartbeat = interval(options.heartbeatMs, options.scheduler ?? asyncScheduler).pipe(map(() => ": heartbeat\n\n"));
-  // The heartbeats end with the entries (the session closed): `undefined` marks that end.
-  const text = merge(entries.pipe(map((entry) => sseFrame(entry, idOf(entry.n))), endWith(undefined)), heartbeat).pipe(takeWhile((frame): frame is string => frame !== undefined));
-  let unsubscribe: (() => void) | undefined;
+export function eventStreamBody(head: readonly LoggedEvent[], live: Observable<LoggedEvent>, idOf: (n: number) => string, options: EventStreamOptions): ReadableStream<Uint8Array> {
+  const frame = (entry: LoggedEvent): Uint8Array => encoder.encode(sseFrame(entry, idOf(entry.n)));
+  const heartbeat = interval(options.heartbeatMs, options.scheduler ?? asyncScheduler).pipe(map(() => HEARTBEAT));
+  // The heartbeats end with the live entries (the session closed): `undefined` marks that end.
+  const frames = merge(live.pipe(map(frame), endWith<Uint8Array | undefined>(undefined)), heartbeat).pipe(takeWhile((bytes): bytes is Uint8Array => bytes !== undefined));
+  let read = 0;
+  const waiting: Uint8Array[] = [];
+  let waitingBytes = 0;
+  let ended = false;
+  let stopped = false;
+  let subscription: Subscription | undefined;
+
+  // Moves what the stream's queue has room for: the head first, then the live frames in order.
+  const flush = (controller: ReadableStreamDefaultController<Uint8Array>): void => {
+    while (!stopped && (controller.desiredSize ?? 0) > 0) {
+      if (read < head.length) controller.enqueue(frame(head[read++]!));
+      else if (waiting.length > 0) {
+        const bytes = waiting.shift()!;
+        waitingBytes -= bytes.byteLength;
+        controller.enqueue(bytes);
+      } else break;
+    }
+    if (!stopped && ended && read === head.length && waiting.length === 0) {
+      stopped = true;
+      controller.close();
+    }
+  };
+
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        // Made first: the replay arrives synchronously, inside `subscribe`, and may overflow.
-        const subscription = new Subscription();
-        subscription.add(
-          text.subscribe({
-            next(frame) {
-              controller.enqueue(encoder.encode(frame));
-              // Unread past the bound: end this stream; the follower resumes from what it read.
-              if ((controller.desiredSize ?? 0) < 0) {
-                subscription.unsubscribe();
-                controller.error(new Error("The follower read too slowly: its stream was ended to be resumed."));
-              }
-            },
-            error(error: unknown) {
-              controller.error(error);
-            },
-            complete() {
-              controller.close();
-            },
-          }),
-        );
-        unsubscribe = () => subscription.unsubscribe();
+        subscription = frames.subscribe({
+          next(bytes) {
+            if (stopped) return;
+            // Over the bound before this frame: the follower is not reading. Drop it.
+            if (waitingBytes > options.maxBufferBytes) {
+              stopped = true;
+              subscription?.unsubscribe();
+              controller.error(new Error("The follower read too slowly: its stream was ended to be resumed."));
+              return;
+            }
+            waiting.push(bytes);
+            waitingBytes += bytes.byteLength;
+            flush(controller);
+          },
+          error(error: unknown) {
+            if (stopped) return;
+            stopped = true;
+            controller.error(error);
+          },
+          complete() {
+            ended = true;
+            flush(controller);
+          },
+        });
+        if (stopped) subscription.unsubscribe();
+      },
+      pull(controller) {
+        flush(controller);
       },
       cancel() {
-        unsubscribe?.();
+        stopped = true;
+        subscription?.unsubscribe();
       },
     },
     new ByteLengthQueuingStrategy({ highWaterMark: options.maxBufferBytes }),

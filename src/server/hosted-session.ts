@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { concat, defer, filter, from, Subject, type Observable, type Subscription } from "rxjs";
+import { defer, filter, finalize, Subject, type Observable, type Subscription } from "rxjs";
 import type { Agent } from "../agent/agent.js";
 import type { AgentState } from "../agent/agent-state-types.js";
 import { initialAgentState, type AgentStateValue, type AgentStateView } from "../agent/agent-state-reducer.js";
@@ -51,17 +51,27 @@ export class HostedSession {
   readonly log: EventLog;
   private readonly live = new Subject<LoggedEvent>();
   private readonly subscriptions: Subscription[] = [];
+  private followers = 0;
 
   constructor(
     readonly agent: Agent,
     epoch: string,
     maxReplayBytes: number,
+    onError: (error: unknown) => void,
   ) {
     const { model, thinkingLevel } = agent.state;
     this.log = new EventLog(epoch, initialAgentState([], model, thinkingLevel, []), maxReplayBytes);
     this.log.install(viewOfAgent(agent.state));
     this.subscriptions.push(
-      agent.events$.subscribe((event) => this.live.next(this.log.append(event))),
+      // An event that cannot be serialized (a cycle in a tool's details) is reported and left out,
+      // never thrown into the Agent's stream.
+      agent.events$.subscribe((event) => {
+        try {
+          this.live.next(this.log.append(event));
+        } catch (error) {
+          onError(error);
+        }
+      }),
       agent.state$
         .pipe(filter(() => !agent.state.isStreaming && !this.log.view.isStreaming && drifted(this.log.view, agent.state)))
         .subscribe(() => this.live.next(this.log.install(viewOfAgent(agent.state)))),
@@ -69,22 +79,29 @@ export class HostedSession {
   }
 
   /**
-   * What a follower whose last entry was `lastId` reads: the replay, then every new entry, in
-   * order, without a gap or a repeat (the replay is read and the live entries joined in one
-   * synchronous step).
+   * What a follower whose last entry was `lastId` reads: the replay (`head`), then every new
+   * entry (`live`), in order, without a gap or a repeat — as long as `live` is subscribed in the
+   * same synchronous step as this call.
    *
    * ```text
    * log:     1-2-3-4-5-6-7
-   * follow("e.4") at 5:      5-6-7    (4 held: the entries after it)
-   * follow(undefined) at 5:  S-5-6-7  (S: the state at the checkpoint, here after 4)
+   * follow("e.4") at 5:      5 | 6-7    (4 held: the entries after it)
+   * follow(undefined) at 5:  S-5 | 6-7  (S: the state at the checkpoint, here after 4)
    * ```
    */
-  follow(lastId: string | null | undefined): Observable<LoggedEvent> {
-    return defer(() => {
-      const replay = this.log.replayAfter(lastId);
-      const head = replay.kind === "events" ? replay.events : [{ n: replay.n, kind: "state" as const, data: JSON.stringify(replay.view) }, ...replay.events];
-      return concat(from(head), this.live);
+  follow(lastId: string | null | undefined): { head: readonly LoggedEvent[]; live: Observable<LoggedEvent> } {
+    const replay = this.log.replayAfter(lastId);
+    const head = replay.kind === "events" ? replay.events : [{ n: replay.n, kind: "state" as const, data: replay.data }, ...replay.events];
+    const live = defer(() => {
+      this.followers++;
+      return this.live.pipe(finalize(() => this.followers--));
     });
+    return { head, live };
+  }
+
+  /** Whether it may be let go: nobody follows it and its Agent runs nothing. */
+  get idle(): boolean {
+    return this.followers === 0 && !this.agent.state.isStreaming;
   }
 
   /** Stops hearing the Agent; followers' streams complete. The Agent itself is the app's. */

@@ -1,12 +1,18 @@
 /**
  * The commands a follower may send a hosted session, checked as untrusted input: text and
  * images from the user, never a message of another role (a client cannot put words in the
- * assistant's mouth or forge a tool result), and approvals by the id of a call that waits.
+ * assistant's mouth or forge a tool result), and approvals by the id of a call that waits
+ * (edited arguments held to a model's bounds).
  *
  * @module
  */
+import { first } from "rxjs";
 import type { Agent } from "../agent/agent.js";
+import { describeError } from "../model/describe-error.js";
 import type { ImageContent } from "../model/messages.js";
+import { redactSecrets } from "../model/redact-secrets.js";
+import { toolArgumentsOutOfBounds } from "../model/tool-call-bounds.js";
+import type { HostedSession } from "./hosted-session.js";
 
 /** A command, as a follower sends it (JSON). */
 export type SessionCommand =
@@ -27,6 +33,7 @@ export interface CommandRefusal {
 }
 
 const MAX_IMAGES = 16;
+const MAX_REASON = 4096;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -55,26 +62,64 @@ export function parseCommand(body: unknown): SessionCommand | CommandRefusal {
       return { type: "abort" };
     case "approve":
       if (typeof body.toolCallId !== "string") return bad("An approve command needs `toolCallId`, a string.");
+      if (body.args !== undefined) {
+        // Edited arguments are the client's: held to the bounds a model's are held to.
+        const outOfBounds = toolArgumentsOutOfBounds(body.args);
+        if (outOfBounds) return bad(`An approve command's \`args\`: ${outOfBounds}`);
+      }
       return body.args === undefined ? { type: "approve", toolCallId: body.toolCallId } : { type: "approve", toolCallId: body.toolCallId, args: body.args };
     case "deny":
       if (typeof body.toolCallId !== "string") return bad("A deny command needs `toolCallId`, a string.");
-      if (body.reason !== undefined && typeof body.reason !== "string") return bad("A deny command's `reason` must be a string.");
+      if (body.reason !== undefined && (typeof body.reason !== "string" || body.reason.length > MAX_REASON)) return bad(`A deny command's \`reason\` must be a string of at most ${MAX_REASON} characters.`);
       return body.reason === undefined ? { type: "deny", toolCallId: body.toolCallId } : { type: "deny", toolCallId: body.toolCallId, reason: body.reason };
     default:
       return bad("`type` must be one of prompt, steer, follow_up, abort, approve, deny.");
   }
 }
 
+/** The refusal's text for the client: the Agent's own words, redacted, cut. */
+function refusalText(error: unknown): string {
+  return redactSecrets(describeError(error)).slice(0, 1000);
+}
+
 /**
- * Applies `command` to `agent`: a prompt starts a run (its end is the events'); the rest act at
- * once. Refused with the Agent's own text when the Agent would refuse it.
+ * Starts a run with `text`: resolves when it has begun (`undefined`) or was refused (the
+ * refusal). A failure after it began is the run's, and goes to `onRunFailure`.
  */
-export function applyCommand(agent: Agent, command: SessionCommand, onRunFailure: (error: unknown) => void): CommandRefusal | undefined {
+function startRun(agent: Agent, text: string, images: ImageContent[] | undefined, onRunFailure: (error: unknown) => void): Promise<CommandRefusal | undefined> {
+  return new Promise((resolve) => {
+    let begun = false;
+    const beginning = agent.events$.pipe(first((event) => event.type === "agent_start")).subscribe(() => {
+      begun = true;
+      resolve(undefined);
+    });
+    agent.prompt$(text, images).subscribe({
+      error: (error: unknown) => {
+        beginning.unsubscribe();
+        if (begun) onRunFailure(error);
+        else resolve({ status: 409, error: refusalText(error) });
+      },
+      complete: () => {
+        beginning.unsubscribe();
+        resolve(undefined);
+      },
+    });
+  });
+}
+
+/**
+ * Applies `command` to the hosted session's Agent: a prompt starts a run (resolving once it has
+ * begun; its end is the events'); the rest act at once. Refused with the Agent's own text when
+ * the Agent refuses it.
+ */
+export async function applyCommand(session: HostedSession, command: SessionCommand, onRunFailure: (error: unknown) => void): Promise<CommandRefusal | undefined> {
+  const { agent } = session;
   switch (command.type) {
     case "prompt":
+      // Its `agent_end` was sent but its listeners still settle: the run has ended for the follower.
+      if (agent.state.isStreaming && !session.log.view.isStreaming) await agent.waitForIdle();
       if (agent.state.isStreaming) return { status: 409, error: "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion." };
-      agent.prompt(command.text, command.images).catch(onRunFailure);
-      return undefined;
+      return startRun(agent, command.text, command.images, onRunFailure);
     case "steer":
       agent.steer(command.text);
       return undefined;

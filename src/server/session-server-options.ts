@@ -5,12 +5,14 @@
  */
 import type { SchedulerLike } from "rxjs";
 import type { Agent } from "../agent/agent.js";
+import { describeError } from "../model/describe-error.js";
+import { redactSecrets } from "../model/redact-secrets.js";
 import type { SessionAction } from "./session-command.js";
 
 /** What `createSessionServer` is given. */
 export interface SessionServerOptions {
-  /** The Agent of session `id`, made once per process when first watched or commanded (give it its durable session). */
-  agentFor(id: string): Agent | Promise<Agent>;
+  /** The Agent of session `id`, made once per hosting when first watched or commanded (give it its durable session); `undefined`: no such session (404). */
+  agentFor(id: string): Agent | undefined | Promise<Agent | undefined>;
   /** Who sends `request` (a user, a token's owner); `undefined`, `null` or `false`: nobody (401). Runs before the body is read. */
   authenticate(request: Request): unknown;
   /** Whether `principal` may do `action` on session `id` (`watch` to follow it; a command's type). */
@@ -29,8 +31,12 @@ export interface SessionServerOptions {
   maxClientBufferBytes?: number;
   /** Told of a hook or a run that failed (never sent to a client). Default: `console.error`. */
   onError?(error: unknown, sessionId: string | undefined): void;
-  /** Told when a session's Agent is hosted (to resume it, to watch it). */
-  onHosted?(id: string, agent: Agent): void;
+  /** Awaited when a session's Agent is hosted, before anything is served (to `resume()` it); a failure refuses the request (500) and hosts nothing. */
+  onHosted?(id: string, agent: Agent): void | Promise<void>;
+  /** Told when a session is let go (`maxSessions`, `close()`): its Agent is the app's again (to `closeSession()` it). */
+  onReleased?(id: string, agent: Agent): void;
+  /** Sessions hosted at once; a new one lets the longest-unused idle one go, or is refused (503). Default 1000. */
+  maxSessions?: number;
   /** Heartbeats' scheduler (virtual time in tests). */
   scheduler?: SchedulerLike;
 }
@@ -44,7 +50,9 @@ export interface ResolvedServerOptions {
   readonly maxReplayBytes: number;
   readonly maxBufferBytes: number;
   readonly onError: (error: unknown, sessionId: string | undefined) => void;
-  readonly onHosted: ((id: string, agent: Agent) => void) | undefined;
+  readonly onHosted: ((id: string, agent: Agent) => void | Promise<void>) | undefined;
+  readonly onReleased: ((id: string, agent: Agent) => void) | undefined;
+  readonly maxSessions: number;
   readonly scheduler?: SchedulerLike;
 }
 
@@ -68,8 +76,10 @@ export function resolveServerOptions(options: SessionServerOptions): ResolvedSer
     heartbeatMs: positive(options.heartbeatMs, 15_000, "heartbeatMs"),
     maxReplayBytes: positive(options.maxReplayBytes, 4 << 20, "maxReplayBytes"),
     maxBufferBytes: positive(options.maxClientBufferBytes, 1 << 20, "maxClientBufferBytes"),
-    onError: options.onError ?? ((error) => console.error("rxagent session server:", error)),
-    onHosted: options.onHosted,
+    onError: options.onError ?? ((error) => console.error(`rxagent session server: ${redactSecrets(describeError(error))}`)),
+    onHosted: options.onHosted?.bind(options),
+    onReleased: options.onReleased?.bind(options),
+    maxSessions: positive(options.maxSessions, 1000, "maxSessions"),
   };
   return options.scheduler ? { ...resolved, scheduler: options.scheduler } : resolved;
 }

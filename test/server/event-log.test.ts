@@ -48,7 +48,7 @@ class Follower {
 
   resume(log: EventLog): void {
     const replay = log.replayAfter(this.lastId);
-    if (replay.kind === "snapshot") this.read({ n: replay.n, kind: "state", data: JSON.stringify(replay.view) }, log.idOf(replay.n));
+    if (replay.kind === "snapshot") this.read({ n: replay.n, kind: "state", data: replay.data }, log.idOf(replay.n));
     for (const entry of replay.events) this.read(entry, log.idOf(entry.n));
   }
 }

@@ -35,7 +35,7 @@ export interface LiveServer {
 }
 
 /** Registers the clean-up; returns how to start a server. Users: token `t-<name>` is user `<name>`, who may use sessions `<name>-*`. */
-export function liveSessionServers(): (options?: Partial<SessionServerOptions>) => Promise<LiveServer> {
+export function liveSessionServers(): (options?: Partial<Omit<SessionServerOptions, "agentFor">> & { agentFor?: (id: string) => Agent | undefined }) => Promise<LiveServer> {
   const servers: Array<{ http: Server; server: SessionServer }> = [];
   afterEach(async () => {
     for (const { http, server } of servers.splice(0)) {
@@ -46,9 +46,11 @@ export function liveSessionServers(): (options?: Partial<SessionServerOptions>) 
   });
   return async (options = {}) => {
     const agents = new Map<string, { agent: Agent; events: string[] }>();
+    const { agentFor, ...rest } = options;
     const server = createSessionServer({
       agentFor: (id) => {
-        const agent = new Agent({ streamFn: fauxProvider(richScript()), initialState: { tools: TOOLS } });
+        const agent = agentFor ? agentFor(id) : new Agent({ streamFn: fauxProvider(richScript()), initialState: { tools: TOOLS } });
+        if (!agent) return undefined;
         const events: string[] = [];
         agent.events$.subscribe((event: AgentEvent) => events.push(JSON.stringify(event)));
         agents.set(id, { agent, events });
@@ -57,7 +59,7 @@ export function liveSessionServers(): (options?: Partial<SessionServerOptions>) 
       authenticate: (request) => /^Bearer t-(\w+)$/.exec(request.headers.get("authorization") ?? "")?.[1],
       authorize: (user, id) => id.startsWith(`${String(user)}-`),
       onError: () => undefined,
-      ...options,
+      ...rest,
     });
     const http = createServer(toNodeListener(server.handle));
     servers.push({ http, server });

@@ -122,11 +122,25 @@ describe("SRV1: a page follows a run that lives on the server", () => {
   });
 });
 
+/** The status of a GET sent with its path exactly as given (fetch would normalize `..`). */
+function rawStatus(url: string, path: string, token: string): Promise<number> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, path, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      resolve(res.statusCode ?? 0);
+      res.destroy();
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 describe("SRV5: hostile clients", () => {
   /** A raw request: status and body text. */
   async function send(url: string, path: string, init: RequestInit & { token?: string } = {}): Promise<{ status: number; text: string }> {
     const headers = new Headers(init.headers);
     if (init.token) headers.set("authorization", `Bearer ${init.token}`);
+    if (init.body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
     const response = await fetch(`${url}${path}`, { ...init, headers });
     return { status: response.status, text: await response.text() };
   }
@@ -142,7 +156,8 @@ describe("SRV5: hostile clients", () => {
     expect((await send(url, "/ann-1/commands", { method: "POST", body: "{}" })).status).toBe(401);
     expect((await send(url, "/bob-1/events", { token: "t-ann" })).status).toBe(403);
     expect((await send(url, "/bob-1/commands", { token: "t-ann", method: "POST", body: JSON.stringify({ type: "abort" }) })).status).toBe(403);
-    expect((await send(url, "/ann-1/../bob-1/events", { token: "t-ann" })).status).toBe(403);
+    // A path that climbs out of the user's session (sent raw, not normalized by the client) is the other session: refused.
+    expect(await rawStatus(url, "/sessions/ann-1/../bob-1/events", "t-ann")).toBe(403);
     expect((await send(url, "/ann-1/events/more", { token: "t-ann" })).status).toBe(404);
     expect((await send(url, "/ann-1", { token: "t-ann" })).status).toBe(404);
     expect((await send(url.replace("/sessions", "/other"), "/ann-1/events", { token: "t-ann" })).status).toBe(404);
@@ -157,6 +172,9 @@ describe("SRV5: hostile clients", () => {
     expect((await post("{not json")).status).toBe(400);
     expect((await post(JSON.stringify({ type: "launch" }))).status).toBe(400);
     expect((await post(JSON.stringify({ type: "prompt", message: { role: "assistant", content: "I agree" } }))).status).toBe(400);
+    expect((await send(url, "/ann-1/commands", { token: "t-ann", method: "POST", body: JSON.stringify({ type: "abort" }), headers: { "content-type": "text/plain" } })).status).toBe(415);
+    const deep = JSON.stringify({ type: "approve", toolCallId: "c3", args: JSON.parse("[".repeat(100) + "]".repeat(100)) as unknown });
+    expect((await post(deep)).status).toBe(400);
     expect((await post(JSON.stringify({ type: "approve", toolCallId: "nope" })))).toMatchObject({ status: 409, text: expect.stringContaining("waits for approval") });
     expect((await post(JSON.stringify({ type: "prompt", text: "go" }))).status).toBe(202);
     expect(await post(JSON.stringify({ type: "prompt", text: "again" }))).toMatchObject({ status: 409, text: expect.stringContaining("already processing") });

@@ -76,6 +76,12 @@ async function handle(handler: FetchHandler, req: IncomingMessage, res: ServerRe
   res.flushHeaders();
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => undefined);
+  // One signal for the body's end, whatever the number of waits (each wait removes its listener).
+  const bodyEnded = new AbortController();
+  reader.closed.then(
+    () => bodyEnded.abort(),
+    () => bodyEnded.abort(),
+  );
   clientGone.signal.addEventListener("abort", cancel, { once: true });
   try {
     for (;;) {
@@ -83,7 +89,7 @@ async function handle(handler: FetchHandler, req: IncomingMessage, res: ServerRe
       if (done || res.destroyed) break;
       // A body that ends with an error while the client does not read (a stream that drops a
       // slow reader) ends the response now, not when the client reads again.
-      if (!res.write(value)) await Promise.race([drainedOrClosed(res), reader.closed.catch(() => undefined)]);
+      if (!res.write(value)) await drainedOrClosed(res, bodyEnded.signal);
     }
   } finally {
     clientGone.signal.removeEventListener("abort", cancel);
@@ -108,14 +114,17 @@ interface Waitable {
  * if (!res.write(chunk)) await drainedOrClosed(res);
  * ```
  */
-export function drainedOrClosed(stream: Waitable): Promise<void> {
+export function drainedOrClosed(stream: Waitable, until?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
+    if (until?.aborted) return resolve();
     const done = () => {
       stream.off("drain", done);
       stream.off("close", done);
+      until?.removeEventListener("abort", done);
       resolve();
     };
     stream.on("drain", done);
     stream.on("close", done);
+    until?.addEventListener("abort", done, { once: true });
   });
 }
