@@ -32,11 +32,13 @@ export function sseMessages(body: ReadableStream<Uint8Array>, maxLineBytes: numb
     let id: string | undefined;
     let event = "message";
     let data: string[] = [];
+    let dataLength = 0;
     const line = (text: string): void => {
       if (text === "") {
         if (data.length > 0) subscriber.next({ id, event, data: data.join("\n") });
         event = "message";
         data = [];
+        dataLength = 0;
         return;
       }
       if (text.startsWith(":")) return;
@@ -45,7 +47,11 @@ export function sseMessages(body: ReadableStream<Uint8Array>, maxLineBytes: numb
       const value = colon < 0 ? "" : text.slice(colon + (text[colon + 1] === " " ? 2 : 1));
       if (field === "id") id = value;
       else if (field === "event") event = value;
-      else if (field === "data") data.push(value);
+      else if (field === "data") {
+        data.push(value);
+        dataLength += value.length + 1;
+        if (dataLength > maxLineBytes) throw new Error(`A server-sent event's data is longer than ${maxLineBytes} characters.`);
+      }
     };
     const pump = async (): Promise<void> => {
       for (;;) {

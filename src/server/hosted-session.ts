@@ -29,11 +29,12 @@ function viewOfAgent(state: AgentState): AgentStateView {
   };
 }
 
-/** Whether the Agent's state, between runs, holds what the log's fold does not. */
+/** Whether the Agent's state, between runs, holds what the log's fold does not (runs seldom: only between runs). */
 function drifted(log: AgentStateValue, agent: AgentState): boolean {
   const messages = agent.messages;
-  if (messages.length !== log.messageCount || messages[messages.length - 1] !== log.messages[log.messageCount - 1]) return true;
-  if (agent.model !== log.model || agent.thinkingLevel !== log.thinkingLevel || agent.errorMessage !== log.run.errorMessage) return true;
+  if (messages.length !== log.messageCount || messages.some((message, index) => message !== log.messages[index])) return true;
+  if (agent.model !== log.model || agent.thinkingLevel !== log.thinkingLevel || agent.errorMessage !== log.run.errorMessage || agent.outcome !== log.outcome) return true;
+  if (agent.usage.totalTokens !== (log.usage?.totalTokens ?? 0) || agent.usage.cost.total !== (log.usage?.cost.total ?? 0)) return true;
   const ids = (list: AgentState["pendingApprovals"]) => list.map((request) => request.toolCallId).join("\n");
   return ids(agent.pendingApprovals) !== ids(log.pendingApprovals);
 }

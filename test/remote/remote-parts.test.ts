@@ -28,6 +28,10 @@ describe("sseMessages", () => {
     await expect(lastValueFrom(sseMessages(bodyOf("data: " + "x".repeat(100), "y".repeat(100)), 64))).rejects.toThrow(/longer than 64/);
   });
 
+  it("SRV5: errors when one message's data lines together pass the bound", async () => {
+    await expect(lastValueFrom(sseMessages(bodyOf("data: " + "x".repeat(40) + "\n", "data: " + "y".repeat(40) + "\n\n"), 64))).rejects.toThrow(/data is longer than 64/);
+  });
+
   it("unsubscribing cancels the body's read", async () => {
     let cancelled = false;
     const body = new ReadableStream<Uint8Array>({ cancel: () => void (cancelled = true) });

@@ -59,6 +59,17 @@ async function lastId(url: string): Promise<string> {
   return /^id: (\S+)$/m.exec(text)![1]!;
 }
 
+describe("SRV1: state changed between runs", () => {
+  it("SRV1: a system prompt set on the server between runs (the transcript's first message replaced) reaches a connected follower", async () => {
+    const { url, agents } = await start({ agentFor: () => new Agent({ streamFn: fauxProvider([{ content: "ok" }]), initialState: { systemPrompt: "Be brief." } }) });
+    const follower = new RemoteAgent({ url: `${url}/ann-sys`, headers: () => auth });
+    await firstValueFrom(follower.state$.pipe(filter((state) => state.systemPrompt === "Be brief.")));
+    agents.get("ann-sys")!.agent.setSystemPrompt("Be terse.");
+    await firstValueFrom(follower.state$.pipe(filter((state) => state.systemPrompt === "Be terse.")));
+    follower.close();
+  });
+});
+
 describe("SRV4: refusals", () => {
   it("SRV4: a prompt the Agent refuses (no streamFn) is a 409 with its text, and the remote agent's prompt() rejects with it", async () => {
     const { url } = await start({ agentFor: () => new Agent() });
