@@ -64,8 +64,15 @@ describe("SRV1: state changed between runs", () => {
     const { url, agents } = await start({ agentFor: () => new Agent({ streamFn: fauxProvider([{ content: "ok" }]), initialState: { systemPrompt: "Be brief." } }) });
     const follower = new RemoteAgent({ url: `${url}/ann-sys`, headers: () => auth });
     await firstValueFrom(follower.state$.pipe(filter((state) => state.systemPrompt === "Be brief.")));
-    agents.get("ann-sys")!.agent.setSystemPrompt("Be terse.");
+    const { agent } = agents.get("ann-sys")!;
+    agent.setSystemPrompt("Be terse.");
     await firstValueFrom(follower.state$.pipe(filter((state) => state.systemPrompt === "Be terse.")));
+    // The same length, an earlier message edited: the follower's transcript follows.
+    await agent.prompt("hi");
+    const edited = agent.state.messages.map((message, index) => (index === 0 ? { ...message } : message));
+    (edited[0] as { content: string }).content = "Be exact.";
+    agent.state.messages = edited;
+    await firstValueFrom(follower.state$.pipe(filter((state) => state.systemPrompt === "Be exact.")));
     follower.close();
   });
 });
