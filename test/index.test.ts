@@ -9,6 +9,7 @@ import * as core from "../src/core.js";
 import * as rxagent from "../src/index.js";
 import { fauxProvider, fauxToolCall } from "../src/testing/index.js";
 import { collectSync, contextWith, model, textResult, tool, user } from "./helpers/fixtures.js";
+import { PUBLIC_VALUES } from "./helpers/public-values.js";
 
 const add = tool("add", (_id, params: { a: number; b: number }) => textResult(String(params.a + params.b)), {
   type: "object",
@@ -20,26 +21,6 @@ function script() {
   return fauxProvider([{ content: [fauxToolCall("add", { a: "2", b: 3 }, "t1")] }, { content: "5" }]);
 }
 
-const PUBLIC_VALUES = [
-  "Agent",
-  "agentLoop",
-  "agentLoopContinue",
-  "ajvValidator",
-  "createInitialSystemMessage",
-  "defaultConvertToLlm",
-  "getCurrentSystemMessage",
-  "getCurrentTools",
-  "getSystemPrompt",
-  "getToolChanges",
-  "interpretingValidator",
-  "isLlmMessage",
-  "isPlaceholderModel",
-  "precompiledValidator",
-  "runControl",
-  "runToolCall",
-  "toToolDeclaration",
-  "validateToolArguments",
-];
 
 describe("T2: one public surface", () => {
   it("rxagent exports these values and no others (no loop keys, reducers, stream helpers or ajv internals)", () => {

@@ -5,7 +5,9 @@
  *
  * @module
  */
-import { Observable } from "rxjs";
+import { catchError, map, Observable, throwError } from "rxjs";
+import { readServerSentEvents, SseLimitExceeded } from "../providers/shared/sse.js";
+import { fromAsyncIterable } from "../rx/from-async-iterable.js";
 
 /** One server-sent event. */
 export interface SseMessage {
@@ -14,9 +16,17 @@ export interface SseMessage {
   readonly data: string;
 }
 
+/** The remote agent's words for a cap the reader crossed. */
+function limitError(error: unknown, max: number): unknown {
+  if (!(error instanceof SseLimitExceeded)) return error;
+  return new Error(error.limit === "maxLineBytes" ? `A server-sent event line is longer than ${max} characters.` : `A server-sent event's data is longer than ${max} characters.`);
+}
+
 /**
- * The messages of `body`. Errors when one line grows past `maxLineBytes` (a server that never
- * ends a line cannot grow the page's memory without bound). Unsubscribing cancels the read.
+ * The messages of `body`, read by the providers' event-stream reader (`readServerSentEvents`,
+ * on `eventsource-parser`). Errors when one line, or one message's data, grows past
+ * `maxLineBytes` (a server that never ends a line cannot grow the page's memory without bound).
+ * Unsubscribing cancels the body, even while a read waits.
  *
  * ```text
  * body:      -"id: 1\nevent: agent\ndata: {…}\n\n"-": heartbeat\n\n"-|
@@ -25,58 +35,23 @@ export interface SseMessage {
  */
 export function sseMessages(body: ReadableStream<Uint8Array>, maxLineBytes: number): Observable<SseMessage> {
   return new Observable<SseMessage>((subscriber) => {
-    const reader = body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = "";
-    let scanned = 0;
-    let id: string | undefined;
-    let event = "message";
-    let data: string[] = [];
-    let dataLength = 0;
-    const line = (text: string): void => {
-      if (text === "") {
-        if (data.length > 0) subscriber.next({ id, event, data: data.join("\n") });
-        event = "message";
-        data = [];
-        dataLength = 0;
-        return;
-      }
-      if (text.startsWith(":")) return;
-      const colon = text.indexOf(":");
-      const field = colon < 0 ? text : text.slice(0, colon);
-      const value = colon < 0 ? "" : text.slice(colon + (text[colon + 1] === " " ? 2 : 1));
-      if (field === "id") id = value;
-      else if (field === "event") event = value;
-      else if (field === "data") {
-        data.push(value);
-        dataLength += value.length + 1;
-        if (dataLength > maxLineBytes) throw new Error(`A server-sent event's data is longer than ${maxLineBytes} characters.`);
-      }
+    // Piped through a stream of our own, so unsubscribing can cancel the body while the reader holds it.
+    const stop = new AbortController();
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    body.pipeTo(writable, { signal: stop.signal }).catch(() => undefined);
+    const reading = fromAsyncIterable(readServerSentEvents(readable, { maxLineBytes, maxEventBytes: maxLineBytes }))
+      .pipe(
+        map((message): SseMessage => {
+          // The parser bounds what it buffers per read; a whole message's data is bounded here.
+          if (message.data.length > maxLineBytes) throw new SseLimitExceeded("maxEventBytes", maxLineBytes);
+          return { id: message.id, event: message.event ?? "message", data: message.data };
+        }),
+        catchError((error: unknown) => throwError(() => limitError(error, maxLineBytes))),
+      )
+      .subscribe(subscriber);
+    return () => {
+      reading.unsubscribe();
+      stop.abort();
     };
-    const pump = async (): Promise<void> => {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        // One pass over what is new; a line's text is cut out once.
-        let start = 0;
-        for (let i = scanned; i < buffer.length; i++) {
-          const code = buffer.charCodeAt(i);
-          if (code !== 10 && code !== 13) continue;
-          // A CR that ends the chunk may be the first half of a CRLF: wait for the next chunk.
-          if (code === 13 && i === buffer.length - 1) break;
-          line(buffer.slice(start, i));
-          if (code === 13 && buffer.charCodeAt(i + 1) === 10) i++;
-          start = i + 1;
-          if (subscriber.closed) return;
-        }
-        buffer = buffer.slice(start);
-        scanned = buffer.endsWith("\r") ? buffer.length - 1 : buffer.length;
-        if (buffer.length > maxLineBytes) throw new Error(`A server-sent event line is longer than ${maxLineBytes} characters.`);
-      }
-      subscriber.complete();
-    };
-    pump().catch((error: unknown) => subscriber.error(error));
-    return () => void reader.cancel().catch(() => undefined);
   });
 }

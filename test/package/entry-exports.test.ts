@@ -22,30 +22,12 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { PUBLIC_VALUES } from "../helpers/public-values.js";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** The values of `rxagent` itself (and of `rxagent/core`, which re-exports it). */
-const MAIN = [
-  "Agent",
-  "agentLoop",
-  "agentLoopContinue",
-  "ajvValidator",
-  "createInitialSystemMessage",
-  "defaultConvertToLlm",
-  "getCurrentSystemMessage",
-  "getCurrentTools",
-  "getSystemPrompt",
-  "getToolChanges",
-  "interpretingValidator",
-  "isLlmMessage",
-  "isPlaceholderModel",
-  "precompiledValidator",
-  "runControl",
-  "runToolCall",
-  "toToolDeclaration",
-  "validateToolArguments",
-];
+const MAIN = PUBLIC_VALUES;
 
 const MCP = ["connectMcp", "connectMcpHttp", "mcpToolResult", "mergeTools"];
 

@@ -34,9 +34,11 @@ describe("sseMessages", () => {
 
   it("unsubscribing cancels the body's read", async () => {
     let cancelled = false;
-    const body = new ReadableStream<Uint8Array>({ cancel: () => void (cancelled = true) });
+    let told!: () => void;
+    const cancelling = new Promise<void>((resolve) => (told = resolve));
+    const body = new ReadableStream<Uint8Array>({ cancel: () => void ((cancelled = true), told()) });
     sseMessages(body, 64).subscribe().unsubscribe();
-    await Promise.resolve();
+    await cancelling;
     expect(cancelled).toBe(true);
   });
 });

@@ -1,0 +1,21 @@
+/** The values `rxagent` (and `rxagent/core`) export, sorted: one list for the tests that hold them (SPEC T2, R6). */
+export const PUBLIC_VALUES = [
+  "Agent",
+  "agentLoop",
+  "agentLoopContinue",
+  "ajvValidator",
+  "createInitialSystemMessage",
+  "defaultConvertToLlm",
+  "getCurrentSystemMessage",
+  "getCurrentTools",
+  "getSystemPrompt",
+  "getToolChanges",
+  "interpretingValidator",
+  "isLlmMessage",
+  "isPlaceholderModel",
+  "precompiledValidator",
+  "runControl",
+  "runToolCall",
+  "toToolDeclaration",
+  "validateToolArguments",
+];
