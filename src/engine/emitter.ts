@@ -55,16 +55,12 @@ export class Emitter {
           } catch (error) {
             return waitOn(failedWith(error, onFailure));
           }
-          // Nothing returned, the common case: nothing to settle.
+          // Nothing returned, the common case on the per-event path: nothing to settle (settling
+          // `undefined` gives nothing too, through two calls and a try).
           return returned === undefined ? undefined : waitOn(settleOrFail(returned, onFailure));
         }
       : undefined;
     this.turn = emit ? (turn ?? new OneAtATime()) : undefined;
-  }
-
-  /** Whether events go through an `emit` (else they pass straight through). */
-  get waits(): boolean {
-    return this.wait !== undefined;
   }
 
   /** One event. */
@@ -87,7 +83,7 @@ export class Emitter {
   tell<S = never>(events: readonly AgentEvent[], ...next: S[]): Observable<AgentEvent | S> {
     const wait = this.wait;
     if (wait) return told<AgentEvent, S>(events, wait, this.turn, next);
-    return from(next.length === 0 ? events : [...events, ...next]);
+    return from([...events, ...next]);
   }
 }
 

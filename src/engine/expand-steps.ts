@@ -55,7 +55,7 @@ export function expandSteps<V, S extends V>(isStep: (value: V) => value is S, pr
             active--;
             // Let go of the finished inner, so a long run does not keep every turn's subscription.
             subscriber.remove(inner);
-            if (active === 0 && steps.length === 0 && !projecting) subscriber.complete();
+            if (active === 0 && !projecting) subscriber.complete();
           },
         });
         subscriber.add(inner);

@@ -9,7 +9,8 @@ import { type Observer, Subscription } from "rxjs";
 /** The callbacks of a {@link LinkedObserver}. Each is called at most as rxjs's own subscribers call theirs. */
 export interface LinkedHandlers<T> {
   next?: (value: T) => void;
-  error?: (error: unknown) => void;
+  /** Required: an observer that swallowed errors would hide a failed source. */
+  error: (error: unknown) => void;
   complete?: () => void;
 }
 
@@ -47,7 +48,7 @@ export class LinkedObserver<T> extends Subscription implements Observer<T> {
     if (this.stopped || this.closed) return;
     this.stopped = true;
     try {
-      this.handlers.error?.(error);
+      this.handlers.error(error);
     } finally {
       this.unsubscribe();
     }

@@ -43,13 +43,13 @@ export class OneAtATime {
 
   /** A telling ends: once none is in progress, what waited for the turn goes on, in the order it came up. */
   exit(): void {
-    // Kept small, with the queue's run in a method of its own: this runs for every event told.
-    if (--this.depth === 0 && this.queued.length > 0) this.runQueued();
+    // What waited runs at depth 0 and returns there: its own telling exits before it returns.
+    if (--this.depth === 0) this.runQueued();
   }
 
   private runQueued(): void {
     const queued = this.queued;
-    while (this.depth === 0 && queued.length > 0) queued.shift()!();
+    while (queued.length > 0) queued.shift()!();
   }
 
   /** `next`, subscribed in place once no telling is in progress; leaving before that drops it. */

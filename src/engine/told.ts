@@ -58,7 +58,7 @@ export function told<T, S = never>(items: readonly T[], wait: WaitFor<T>, turn?:
               error: (error: unknown) => subscriber.error(error),
               complete: () => {
                 if (telling) settled = true;
-                else rest?.();
+                else rest!();
               },
             }),
           );

@@ -34,7 +34,6 @@ export class WaitGate<T> {
    * from inside `wait`, waits behind it and its wait.
    */
   private passing = false;
-  private draining = false;
   private ended = false;
 
   constructor(
@@ -51,7 +50,8 @@ export class WaitGate<T> {
    */
   push(value: T): void {
     if (this.subscriber.closed) return;
-    if (this.waiting || this.passing || this.queued.length > 0) this.queued.push(value);
+    // The queue holds values only while one is waited for or passed (or once the subscriber closed).
+    if (this.waiting || this.passing) this.queued.push(value);
     else {
       this.pass(value);
       // Only what was pushed or ended meanwhile is left to do.
@@ -62,7 +62,7 @@ export class WaitGate<T> {
   /** No more values: `finish` (by default `subscriber` completes) after the last one's wait. */
   end(): void {
     this.ended = true;
-    if (!this.waiting && !this.passing && this.queued.length === 0 && !this.subscriber.closed) this.finish();
+    if (!this.waiting && !this.passing && !this.subscriber.closed) this.finish();
   }
 
   private pass(value: T): void {
@@ -72,7 +72,7 @@ export class WaitGate<T> {
     try {
       held = this.wait(value);
     } catch (error) {
-      this.passing = false;
+      // Closed for good: nothing more passes, so `passing` stays as it is.
       subscriber.error(error);
       return;
     }
@@ -106,12 +106,14 @@ export class WaitGate<T> {
     subscribing = false;
   }
 
+  /**
+   * Called only where nothing is passed or waited for (after a pass, or once a wait completed
+   * outside its subscribe), so it never runs inside itself: a pass that holds ends the loop, and
+   * a wait that completes while subscribed leaves the draining to its caller.
+   */
   private drain(): void {
-    if (this.draining) return;
-    this.draining = true;
     const { queued, subscriber } = this;
     while (!this.waiting && queued.length > 0 && !subscriber.closed) this.pass(queued.shift()!);
-    this.draining = false;
     // The loop ended on a wait, a closed subscriber or an empty queue: only the last finishes.
     if (!this.waiting && this.ended && !subscriber.closed) this.finish();
   }

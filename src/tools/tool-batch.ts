@@ -240,7 +240,7 @@ function together<T>(calls: readonly ToolCall[], duplicates: Set<number>, env: T
   };
   const reporting = defer(() => {
     // Nothing waits on the events, or one message: each message is made when it goes out either way, so all go out at once.
-    if (!emitter.waits || outcomes.length === 1) {
+    if (emitter.wait === undefined || outcomes.length === 1) {
       const events: AgentEvent[] = [];
       for (const outcome of outcomes) events.push(...reported(outcome));
       return emitter.tell(events, finish(batchResult(messages, outcomes)));

@@ -5,7 +5,7 @@
  * down when unsubscribed at a random frame (SPEC L4, L10).
  */
 import fc from "fast-check";
-import { concat, EMPTY, expand, filter, finalize, map, Observable, of, takeUntil, timer } from "rxjs";
+import { concat, EMPTY, expand, filter, finalize, map, Observable, of, Subject, takeUntil, timer } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { expandSteps } from "../../src/engine/expand-steps.js";
 import { newScheduler } from "../helpers/marbles.js";
@@ -75,6 +75,31 @@ describe("expandSteps (SPEC L4): the stock expand, without an inner subscription
       .pipe(expandSteps(isStep, () => next()))
       .subscribe((value) => seen.push(value as number));
     expect(seen).toHaveLength(20_000);
+  });
+
+  it("L4: the source completing from inside a step's projection, which ends with a step of its own: that step is still projected, then it completes", () => {
+    const source = new Subject<number | Step>();
+    const second = new Step({ events: [] });
+    const values: unknown[] = [];
+    let completed = false;
+    source
+      .pipe(
+        expandSteps(isStep, (step): Observable<number | Step> =>
+          step === second
+            ? of(8)
+            : new Observable<number | Step>((subscriber) => {
+                // The source ends while its own step is being projected (a re-entrant producer).
+                source.complete();
+                subscriber.next(7);
+                subscriber.next(second);
+                subscriber.complete();
+              }),
+        ),
+      )
+      .subscribe({ next: (value) => values.push(value), complete: () => (completed = true) });
+    source.next(new Step({ events: [] }));
+    expect(values).toEqual([7, 8]);
+    expect(completed).toBe(true);
   });
 
   it("L10: an error of a phase is the result's, after what came before it", () => {

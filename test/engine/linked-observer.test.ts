@@ -25,6 +25,7 @@ describe("LinkedObserver", () => {
         log.push(`next ${v}`);
         if (v === 2) observer.unsubscribe();
       },
+      error: () => log.push("error"),
     });
     counting(log).subscribe(observer);
     expect(log).toEqual(["emit 1", "next 1", "emit 2", "next 2", "teardown"]);
@@ -60,8 +61,47 @@ describe("LinkedObserver", () => {
   it("after error the same", () => {
     const log: string[] = [];
     const observer = new LinkedObserver<number>({ error: (e) => log.push(`error ${String(e)}`), complete: () => log.push("complete") });
+    observer.add(() => log.push("teardown"));
     observer.error("boom");
     observer.complete();
+    expect(log).toEqual(["error boom", "teardown"]);
+    expect(observer.closed).toBe(true);
+  });
+
+  it("inside its error handler it is already stopped: a re-entrant next, error or complete delivers nothing", () => {
+    const log: string[] = [];
+    const observer: LinkedObserver<number> = new LinkedObserver<number>({
+      next: (v) => log.push(`next ${v}`),
+      error: (e) => {
+        log.push(`error ${String(e)}`);
+        observer.next(1);
+        observer.error("again");
+        observer.complete();
+      },
+      complete: () => log.push("complete"),
+    });
+    observer.error("boom");
     expect(log).toEqual(["error boom"]);
+  });
+
+  it("unsubscribed from outside, it hears no error or completion", () => {
+    const log: string[] = [];
+    const observer = new LinkedObserver<number>({ error: (e) => log.push(`error ${String(e)}`), complete: () => log.push("complete") });
+    observer.unsubscribe();
+    observer.error("boom");
+    observer.complete();
+    expect(log).toEqual([]);
+  });
+
+  it("an error handler that throws still unsubscribes it", () => {
+    const log: string[] = [];
+    const observer = new LinkedObserver<number>({
+      error: () => {
+        throw new Error("handler failed");
+      },
+    });
+    observer.add(() => log.push("teardown"));
+    expect(() => observer.error("boom")).toThrow("handler failed");
+    expect(log).toEqual(["teardown"]);
   });
 });

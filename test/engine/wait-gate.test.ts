@@ -92,6 +92,21 @@ describe("WaitGate", () => {
 });
 
 describe("WaitGate once its subscriber is closed", () => {
+  it("L10: a value pushed after the subscriber left is dropped: its wait is not called", () => {
+    const waited: string[] = [];
+    const delivered: string[] = [];
+    const subscription = new Observable<string>((subscriber) => {
+      const gate = new WaitGate<string>((value) => void waited.push(value), subscriber, (value) => delivered.push(value));
+      gate.push("a");
+      queueMicrotask(() => gate.push("b"));
+    }).subscribe();
+    subscription.unsubscribe();
+    return Promise.resolve().then(() => {
+      expect(waited).toEqual(["a"]);
+      expect(delivered).toEqual(["a"]);
+    });
+  });
+
   it("A6: after a wait errored, later values are dropped: their wait is not called (no listener sees what the run never emits)", () => {
     const waited: string[] = [];
     const delivered: string[] = [];
