@@ -1,0 +1,129 @@
+/**
+ * The session server under load, alone in its own process (run with --expose-gc): rxagent/server
+ * as built (dist/) on Node's http through toNodeListener, on 127.0.0.1, port chosen by the OS.
+ * Every session's Agent streams with fauxProvider on the real clock (asyncScheduler): a prompt
+ * `stream <deltas> <pauseMs>` is answered with <deltas> text deltas, one every <pauseMs>, each
+ * delta's text replaced, as the model produces it, by the emission time
+ * (`performance.timeOrigin + performance.now()`), which the load generator reads on arrival.
+ *
+ * Driven by its parent over IPC (see bench/server-load.mjs):
+ *   → { type: "ready", port }                          once listening
+ *   ← { type: "memory" }  → { type: "memory", heapUsed, rss, external, arrayBuffers }   after full GCs
+ *   ← { type: "usage" }   → { type: "usage", cpuUserMs, cpuSystemMs, loopDelay: { p50, p99, max }, maxRss, errors }
+ *                            (since the previous "usage"; the event-loop delay in ms)
+ *   ← { type: "clock" }   → { type: "clock", now }   (for the clock check)
+ *   ← { type: "drop" }    → { type: "dropped", at, streams }   every event stream's socket destroyed at `at`
+ *
+ * Usage: node --expose-gc bench/server-load/server.mjs
+ */
+import http from "node:http";
+import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { asyncScheduler, map } from "rxjs";
+
+if (typeof global.gc !== "function") throw new Error("run with --expose-gc");
+if (!process.send) throw new Error("bench/server-load/server.mjs is started by bench/server-load.mjs (it talks over IPC)");
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const load = (file) => import(pathToFileURL(path.join(root, "dist", file)).href);
+const { Agent } = await load("index.js");
+const { createSessionServer } = await load("server/index.js");
+const { toNodeListener } = await load("server/node.js");
+const { fauxProvider } = await load("testing/index.js");
+
+/** Characters of a delta: `T` and the stamp's 17, padded (about five tokens of text). */
+const DELTA_WIDTH = 20;
+const now = () => performance.timeOrigin + performance.now();
+const stamp = () => `T${now().toFixed(3)}`.padEnd(DELTA_WIDTH, " ");
+const MODEL = { id: "faux-1", api: "faux", provider: "faux" };
+
+function promptText(messages) {
+  const content = messages.at(-1)?.content;
+  if (typeof content === "string") return content;
+  return (content ?? []).map((block) => (block.type === "text" ? block.text : "")).join("");
+}
+
+/** A faux model: the prompt says how many deltas and how far apart; each delta's text is its emission time. */
+function streamFn(model, context, options) {
+  const [, deltas, pauseMs] = /^stream (\d+) (\d+)$/.exec(promptText(context.messages)) ?? ["", "1", "1"];
+  const provider = fauxProvider([{ content: "x".repeat(Number(deltas) * DELTA_WIDTH) }], { scheduler: asyncScheduler, delay: Number(pauseMs), chunkSize: DELTA_WIDTH });
+  return provider(model, context, options).pipe(map((event) => (event.type === "text_delta" ? { ...event, delta: stamp() } : event)));
+}
+
+let errors = 0;
+const sessions = createSessionServer({
+  agentFor: () => new Agent({ streamFn, initialState: { model: MODEL } }),
+  authenticate: () => "bench",
+  authorize: () => true,
+  // Above the load: no session is let go while the benchmark runs (a new hosting would start a new epoch).
+  maxSessions: 100_000,
+  onError: (error) => {
+    errors++;
+    if (errors <= 5) console.error(`server-load server: ${error instanceof Error ? error.message : String(error)}`);
+  },
+});
+
+// The event streams' responses, so "drop" can cut them all at once (a proxy restarting, a network blip).
+const streams = new Set();
+const listener = toNodeListener(sessions.handle);
+const server = http.createServer((req, res) => {
+  if (req.method === "GET") {
+    streams.add(res);
+    res.on("close", () => streams.delete(res));
+  }
+  listener(req, res);
+});
+
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
+let cpu = process.cpuUsage();
+
+async function settledMemory() {
+  for (let i = 0; i < 3; i++) {
+    global.gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const { heapUsed, rss, external, arrayBuffers } = process.memoryUsage();
+  return { heapUsed, rss, external, arrayBuffers };
+}
+
+function usage() {
+  const spent = process.cpuUsage(cpu);
+  cpu = process.cpuUsage();
+  const ms = (ns) => ns / 1e6;
+  const result = {
+    cpuUserMs: spent.user / 1000,
+    cpuSystemMs: spent.system / 1000,
+    loopDelay: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) },
+    maxRss: process.resourceUsage().maxRSS * 1024,
+    errors,
+  };
+  loopDelay.reset();
+  return result;
+}
+
+process.on("message", async (message) => {
+  switch (message.type) {
+    case "memory":
+      process.send({ type: "memory", ...(await settledMemory()) });
+      break;
+    case "usage":
+      process.send({ type: "usage", ...usage() });
+      break;
+    case "clock":
+      process.send({ type: "clock", now: now() });
+      break;
+    case "drop": {
+      const at = now();
+      const count = streams.size;
+      for (const res of streams) res.socket?.destroy();
+      process.send({ type: "dropped", at, streams: count });
+      break;
+    }
+  }
+});
+process.on("disconnect", () => process.exit(0));
+
+// Node's default listen backlog, as an app that calls listen(port, host) gets it.
+server.listen(0, "127.0.0.1", () => process.send({ type: "ready", port: server.address().port }));
