@@ -109,8 +109,18 @@ export class EventLog {
     return { kind: "snapshot", n, data: this.checkpointData(), events: this.events.slice(n - first + 1) };
   }
 
+  /** The number of the entry after which the log's checkpoint is: where no assistant message streams. */
+  get checkpointNumber(): number {
+    return this.checkpoint.n;
+  }
+
+  /** The number of the newest entry. */
+  get lastNumber(): number {
+    return this.n;
+  }
+
   /** The checkpoint's state as sent (serialized once per checkpoint, whatever the number of resumes). */
-  private checkpointData(): string {
+  checkpointData(): string {
     return (this.checkpoint.data ??= serialized(publicView(viewOfState(this.checkpoint.state))));
   }
 

@@ -10,7 +10,7 @@
  * @module
  */
 import { asyncScheduler, endWith, interval, map, merge, takeWhile, type Observable, type SchedulerLike, type Subscription } from "rxjs";
-import type { LoggedEvent } from "./event-log.js";
+
 
 /** How a follower's stream is paced and bounded. */
 export interface EventStreamOptions {
@@ -22,23 +22,30 @@ export interface EventStreamOptions {
 const encoder = new TextEncoder();
 const HEARTBEAT: Uint8Array = encoder.encode(": heartbeat\n\n");
 
+/** What a stream sends of an entry: its kind and serialized data (its id comes from `idOf`). */
+export interface StreamedEntry {
+  readonly kind: "event" | "state";
+  readonly data: string;
+}
+
 /** One entry as SSE text. The data is JSON, which has no raw newline: one `data:` line. */
-export function sseFrame(entry: LoggedEvent, id: string): string {
+export function sseFrame(entry: StreamedEntry, id: string): string {
   return `id: ${id}\nevent: ${entry.kind === "event" ? "agent" : "state"}\ndata: ${entry.data}\n\n`;
 }
 
 /**
  * The body of a follower's response: the `head` (the replay), then the `live` entries, as SSE,
  * with heartbeats. `live` is subscribed at once, so nothing between the two is lost; cancelling
- * the body (the client went away) unsubscribes.
+ * the body (the client went away) unsubscribes. A batch of live entries (an array: what a relay
+ * read at once) is one chunk, held to the bound as one entry is.
  *
  * ```text
  * live:  -a--b--------c--|
  * body:  Ha--b--h--h--c--|   (H: the head, as read; h: a heartbeat every heartbeatMs; the end with live's)
  * ```
  */
-export function eventStreamBody(head: readonly LoggedEvent[], live: Observable<LoggedEvent>, idOf: (n: number) => string, options: EventStreamOptions): ReadableStream<Uint8Array> {
-  const frame = (entry: LoggedEvent): Uint8Array => encoder.encode(sseFrame(entry, idOf(entry.n)));
+export function eventStreamBody<T extends StreamedEntry>(head: readonly T[], live: Observable<T | readonly T[]>, idOf: (entry: T) => string, options: EventStreamOptions): ReadableStream<Uint8Array> {
+  const frame = (entry: T | readonly T[]): Uint8Array => encoder.encode(isBatch(entry) ? entry.map((one) => sseFrame(one, idOf(one))).join("") : sseFrame(entry, idOf(entry)));
   const heartbeat = interval(options.heartbeatMs, options.scheduler ?? asyncScheduler).pipe(map(() => HEARTBEAT));
   // The heartbeats end with the live entries (the session closed): `undefined` marks that end.
   const frames = merge(live.pipe(map(frame), endWith<Uint8Array | undefined>(undefined)), heartbeat).pipe(takeWhile((bytes): bytes is Uint8Array => bytes !== undefined));
@@ -104,4 +111,8 @@ export function eventStreamBody(head: readonly LoggedEvent[], live: Observable<L
     },
     new ByteLengthQueuingStrategy({ highWaterMark: options.maxBufferBytes }),
   );
+}
+
+function isBatch<T extends StreamedEntry>(entry: T | readonly T[]): entry is readonly T[] {
+  return Array.isArray(entry);
 }

@@ -100,6 +100,11 @@ export class HostedSession {
     return { head, live };
   }
 
+  /** Every new entry of the log, as it is appended (not counted as a follower); completes on `close()`. */
+  get entries$(): Observable<LoggedEvent> {
+    return this.live.asObservable();
+  }
+
   /** Whether it may be let go: nobody follows it and its Agent runs nothing. */
   get idle(): boolean {
     return this.followers === 0 && !this.agent.state.isStreaming;

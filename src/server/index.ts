@@ -15,3 +15,4 @@
  */
 export { createSessionServer, type SessionServer, type SessionServerOptions } from "./session-server.js";
 export type { SessionAction, SessionCommand } from "./session-command.js";
+export type { RelayEntry, RelayRecord, RelayRole, SessionRelay } from "./session-relay.js";

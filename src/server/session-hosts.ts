@@ -2,12 +2,16 @@
  * The sessions a server process hosts, at most `maxSessions` of them: a new one lets go of the
  * longest-unused idle one (nobody follows it, its Agent runs nothing), and is refused when none
  * is idle. Each hosting has its own epoch, so an id of an earlier hosting of the same session is
- * never taken for one of this log's.
+ * never taken for one of this log's. With a relay, a session whose lease another process holds is
+ * not hosted (`HostedElsewhere`, never kept: the next request tries again), and every hosted
+ * session is published.
  *
  * @module
  */
 import type { Agent } from "../agent/agent.js";
+import { SessionLeaseHeldError } from "../session/session-errors.js";
 import { HostedSession } from "./hosted-session.js";
+import type { RelayPublisher } from "./relay-publisher.js";
 
 /** What hosting needs of the server's options. */
 export interface HostingOptions {
@@ -17,6 +21,8 @@ export interface HostingOptions {
   readonly onError: (error: unknown, sessionId: string | undefined) => void;
   readonly maxSessions: number;
   readonly maxReplayBytes: number;
+  /** With a relay: publishes each hosted session, and a session leased elsewhere is `HostedElsewhere`. */
+  readonly publisher?: RelayPublisher | undefined;
 }
 
 /** Why a session could not be hosted, as the client's status. */
@@ -27,6 +33,17 @@ export class HostingRefusal extends Error {
   ) {
     super(message);
   }
+}
+
+/** The session's lease is another process's (its `onHosted` met `SessionLeaseHeldError`): its followers read the relay. */
+export class HostedElsewhere extends Error {
+  constructor(readonly sessionId: string) {
+    super("The session runs on another instance.");
+  }
+}
+
+function isLeaseHeld(error: unknown): boolean {
+  return error instanceof SessionLeaseHeldError || (error instanceof Error && error.name === "SessionLeaseHeldError");
 }
 
 function randomEpoch(): string {
@@ -89,8 +106,13 @@ export class SessionHosts {
       await this.options.onHosted?.(id, agent);
     } catch (error) {
       session.close();
-      throw error;
+      if (!this.options.publisher || !isLeaseHeld(error)) throw error;
+      // Another instance runs it: this Agent is the app's again, and nothing of it was published.
+      this.options.onReleased?.(id, agent);
+      throw new HostedElsewhere(id);
     }
+    // Published from its first state on, once hosted (a failed hosting publishes nothing).
+    this.options.publisher?.attach(id, session);
     return session;
   }
 

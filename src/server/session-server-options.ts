@@ -8,6 +8,7 @@ import type { Agent } from "../agent/agent.js";
 import { describeError } from "../model/describe-error.js";
 import { redactSecrets } from "../model/redact-secrets.js";
 import type { SessionAction } from "./session-command.js";
+import type { SessionRelay } from "./session-relay.js";
 
 /** What `createSessionServer` is given. */
 export interface SessionServerOptions {
@@ -37,6 +38,17 @@ export interface SessionServerOptions {
   onReleased?(id: string, agent: Agent): void;
   /** Sessions hosted at once; a new one lets the longest-unused idle one go, or is refused (503). Default 1000. */
   maxSessions?: number;
+  /**
+   * Several instances on one database: this instance publishes the entries of the sessions it
+   * hosts, and serves the followers of a session whose lease another instance holds (`onHosted`
+   * rejected with `SessionLeaseHeldError`; its Agent goes to `onReleased`) from the relay, with the
+   * host's ids. Commands for such a session are a 409. See `rxagent/server/postgres`.
+   */
+  relay?: SessionRelay;
+  /** Bytes of entries between two checkpoints a hosted session publishes to the relay (a relay keeps about twice it per session). Default 256 KiB. */
+  relayCheckpointBytes?: number;
+  /** Bytes of entries waiting for the relay before the queue is dropped and its sessions resynced (the run never waits). Default 16 MiB. */
+  relayQueueBytes?: number;
   /** Heartbeats' scheduler (virtual time in tests). */
   scheduler?: SchedulerLike;
 }
@@ -53,6 +65,9 @@ export interface ResolvedServerOptions {
   readonly onHosted: ((id: string, agent: Agent) => void | Promise<void>) | undefined;
   readonly onReleased: ((id: string, agent: Agent) => void) | undefined;
   readonly maxSessions: number;
+  readonly relay: SessionRelay | undefined;
+  readonly relayCheckpointBytes: number;
+  readonly relayQueueBytes: number;
   readonly scheduler?: SchedulerLike;
 }
 
@@ -80,6 +95,10 @@ export function resolveServerOptions(options: SessionServerOptions): ResolvedSer
     onHosted: options.onHosted?.bind(options),
     onReleased: options.onReleased?.bind(options),
     maxSessions: positive(options.maxSessions, 1000, "maxSessions"),
+    relay: options.relay,
+    relayCheckpointBytes: positive(options.relayCheckpointBytes, 256 << 10, "relayCheckpointBytes"),
+    relayQueueBytes: positive(options.relayQueueBytes, 16 << 20, "relayQueueBytes"),
   };
+  if (options.relay !== undefined && (typeof options.relay.publish !== "function" || typeof options.relay.follow !== "function")) throw new TypeError("createSessionServer: `relay` must have `publish` and `follow`");
   return options.scheduler ? { ...resolved, scheduler: options.scheduler } : resolved;
 }

@@ -11,11 +11,16 @@
  *   approve, deny. `202 { at }` when applied; the run lives on the server, and a follower that
  *   goes away stops nothing.
  *
+ * With a `relay`, several instances share one database: a session whose lease another instance
+ * holds is followed through the relay, and its commands are a 409.
+ *
  * @module
  */
 import { declaredTooLarge, readBodyText } from "../providers/proxy/proxy-body.js";
 import { eventStreamBody } from "./event-stream.js";
-import { HostingRefusal, SessionHosts } from "./session-hosts.js";
+import { RelayPublisher } from "./relay-publisher.js";
+import { relayedEventStream } from "./relayed-events.js";
+import { HostedElsewhere, HostingRefusal, SessionHosts } from "./session-hosts.js";
 import { applyCommand, parseCommand, type SessionAction } from "./session-command.js";
 import { resolveServerOptions, type SessionServerOptions } from "./session-server-options.js";
 
@@ -58,7 +63,11 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
  */
 export function createSessionServer(options: SessionServerOptions): SessionServer {
   const settings = resolveServerOptions(options);
-  const hosts = new SessionHosts({ ...settings, agentFor: options.agentFor });
+  const publisher = settings.relay
+    ? new RelayPublisher({ relay: settings.relay, onError: settings.onError, checkpointBytes: settings.relayCheckpointBytes, maxQueueBytes: settings.relayQueueBytes, retryMs: 1000 })
+    : undefined;
+  const hosts = new SessionHosts({ ...settings, agentFor: options.agentFor, publisher });
+  const streamHeaders = { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" };
 
   const handle = async (request: Request): Promise<Response> => {
     let sessionId: string | undefined;
@@ -75,12 +84,16 @@ export function createSessionServer(options: SessionServerOptions): SessionServe
       if (!principal) return json(401, { error: "Not authenticated" });
       if (part === "events") {
         if (!(await options.authorize(principal, id, "watch"))) return json(403, { error: "Not allowed" });
-        const session = await hosts.host(id);
         const lastId = request.headers.get("last-event-id") ?? url.searchParams.get("after");
+        const session = await hosts.host(id).catch((error: unknown) => {
+          if (error instanceof HostedElsewhere && settings.relay) return relayedEventStream(settings.relay, id, lastId, settings);
+          throw error;
+        });
+        if (session instanceof ReadableStream) return new Response(session, { status: 200, headers: streamHeaders });
         // The replay is read and the live entries joined in this one synchronous step.
         const { head, live } = session.follow(lastId);
-        const body = eventStreamBody(head, live, (n) => session.log.idOf(n), settings);
-        return new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" } });
+        const body = eventStreamBody(head, live, (entry) => session.log.idOf(entry.n), settings);
+        return new Response(body, { status: 200, headers: streamHeaders });
       }
       // JSON only: a page of another site cannot send it without CORS (no form, no text/plain).
       if (!/^application\/json\s*(;|$)/i.test(request.headers.get("content-type") ?? "")) return json(415, { error: "Commands are JSON: send content-type: application/json." });
@@ -103,6 +116,8 @@ export function createSessionServer(options: SessionServerOptions): SessionServe
       return refused ? json(refused.status, { error: refused.error }) : json(202, { at });
     } catch (error) {
       if (error instanceof HostingRefusal) return json(error.status, { error: error.message });
+      // Commands are not forwarded to the hosting instance (yet): the client sends them there.
+      if (error instanceof HostedElsewhere) return json(409, { error: error.message });
       settings.onError(error, sessionId);
       return json(500, { error: "The server failed to handle the request." });
     }
@@ -110,6 +125,10 @@ export function createSessionServer(options: SessionServerOptions): SessionServe
 
   return {
     handle,
-    close: () => hosts.close(),
+    close: () => {
+      hosts.close();
+      // What is queued is still published (the last entries of the runs); nothing waits for it.
+      publisher?.close().catch((error: unknown) => settings.onError(error, undefined));
+    },
   };
 }

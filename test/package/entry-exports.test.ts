@@ -64,6 +64,7 @@ const EXPECTED: Record<string, string[]> = {
   "./ag-ui": ["AG_UI_PROTOCOL_VERSION", "checkRunAgentInput", "createAgUiHandler", "encodeAgUiEvent", "fromAgUiMessages", "toAgUiEvents"],
   "./server": ["createSessionServer"],
   "./server/node": ["toNodeListener"],
+  "./server/postgres": ["postgresRelay"],
   "./remote": ["RemoteAgent"],
   "./angular": ["AGENT", "injectAgent", "messageText", "provideAgent"],
 };

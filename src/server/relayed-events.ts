@@ -1,0 +1,26 @@
+/**
+ * The event stream of a session another instance hosts: its entries as the relay reads them,
+ * with the hosting instance's ids, so a follower moving between instances resumes without a gap
+ * or a repeat. The relay's first batch (the replay) and each later one pass as one chunk each,
+ * held to the follower's buffer bound as one entry is.
+ *
+ * @module
+ */
+import { filter } from "rxjs";
+import { eventStreamBody, type EventStreamOptions } from "./event-stream.js";
+import type { RelayEntry, SessionRelay } from "./session-relay.js";
+
+/**
+ * The `text/event-stream` body of session `sessionId` read from `relay`, for a follower whose
+ * last entry was `lastId`. Cancelling it (the follower left) unsubscribes from the relay.
+ *
+ * @example
+ * ```ts
+ * const body = relayedEventStream(relay, "chat-1", request.headers.get("last-event-id"), settings);
+ * return new Response(body, { headers: { "content-type": "text/event-stream" } });
+ * ```
+ */
+export function relayedEventStream(relay: SessionRelay, sessionId: string, lastId: string | null, options: EventStreamOptions): ReadableStream<Uint8Array> {
+  const batches = relay.follow(sessionId, lastId).pipe(filter((batch) => batch.length > 0));
+  return eventStreamBody<RelayEntry>([], batches, (entry) => entry.id, options);
+}
