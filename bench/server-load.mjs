@@ -14,13 +14,14 @@
  *   node bench/server-load.mjs            the full run, writes bench/SERVER-LOAD.md and bench/server-load/results.json
  *   node bench/server-load.mjs --quick    100 followers, 10 streaming, shorter runs; nothing written
  *   --clients=N --streaming=M             other sizes (nothing written unless they are the full run's)
+ *   --backlog=N                           the server listens with that backlog, not Node's default 511 (nothing written)
  */
-import { fork } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Follower, Tally, closePool, inBatches, post } from "./server-load/follower.mjs";
 import { machineNow, render } from "./server-load/render.mjs";
+import { listenOverflows, startServer } from "./server-load/server-process.mjs";
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(benchDir, "..");
@@ -28,7 +29,8 @@ const quick = process.argv.includes("--quick");
 const arg = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
 const CLIENTS = arg("clients", quick ? 100 : 1000);
 const STREAMING = arg("streaming", quick ? 10 : 100);
-const full = !quick && CLIENTS === 1000 && STREAMING === 100;
+const BACKLOG = arg("backlog", 0) || undefined;
+const full = !quick && CLIENTS === 1000 && STREAMING === 100 && !BACKLOG;
 /** The runs: deltas per run and the pause between two deltas on the server's clock. */
 const PHASES = {
   paced: { deltas: quick ? 100 : 500, pauseMs: 20 },
@@ -45,27 +47,6 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (text) => process.stderr.write(`${text}\n`);
 
 if (!existsSync(path.join(root, "dist/server/index.js"))) throw new Error("bench/server-load.mjs runs against dist/: run `npm run build` first.");
-
-const child = fork(path.join(benchDir, "server-load/server.mjs"), [], { execArgv: ["--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-const waiting = new Map();
-let finished = false;
-child.on("message", (message) => {
-  const resolve = waiting.get(message.type);
-  waiting.delete(message.type);
-  resolve?.(message);
-});
-child.on("exit", (code, signal) => {
-  if (!finished) {
-    log(`the server process ended (${code ?? signal}) before the benchmark did`);
-    process.exit(1);
-  }
-});
-/** Sends `message` to the server process; resolves with its answer of type `answer`. */
-const ask = (message, answer = message.type) =>
-  new Promise((resolve) => {
-    waiting.set(answer, resolve);
-    child.send(message);
-  });
 
 async function until(condition, timeoutMs, what) {
   const deadline = performance.now() + timeoutMs;
@@ -90,8 +71,24 @@ async function clockCheck() {
   return best;
 }
 
-const { port } = await new Promise((resolve) => waiting.set("ready", resolve));
 const started = now();
+// The floor first, in a fresh process of its own: what a bare SSE connection costs on Node's
+// http (a baseline, then as many bare connections as followers below).
+const floor = await (async () => {
+  const bareServer = await startServer();
+  const connect = (count) => Array.from({ length: count }, (_, i) => new Follower({ port: bareServer.port, path: `/floor/${i}` }, new Tally(1)));
+  const warm = connect(5);
+  await Promise.all(warm.map((f) => f.open()));
+  const baseline = await bareServer.ask({ type: "memory" });
+  const bare = connect(CLIENTS);
+  await inBatches(bare, CONCURRENCY, (f) => f.open());
+  const connected = await bareServer.ask({ type: "memory" });
+  for (const f of [...warm, ...bare]) f.close();
+  bareServer.stop();
+  return { baseline, connected };
+})();
+const server = await startServer(BACKLOG);
+const { port, ask } = server;
 const machineAtStart = machineNow();
 log(`server on 127.0.0.1:${port}; ${CLIENTS} followers, ${STREAMING} streaming${quick ? " (quick)" : ""}`);
 const clock = await clockCheck();
@@ -145,12 +142,16 @@ async function streamingPhase(name, { deltas, pauseMs }, storm = false) {
   let stormResult;
   if (storm) {
     await until(() => tally.deltas - before.deltas >= (STREAMING * deltas) / 2, 120_000, "half the storm phase's deltas");
+    const overflowsBefore = listenOverflows();
     const dropped = await ask({ type: "drop" }, "dropped");
     await until(() => followers.every((f) => f.liveAt > dropped.at), 120_000, "every follower live again");
     await until(() => streamers.every((f) => f.firstEntryAt > f.liveAt), 120_000, "the streaming followers' first entries after the cut");
     const live = followers.map((f) => f.liveAt - dropped.at).sort((a, b) => a - b);
     const caughtUp = streamers.map((f) => f.firstEntryAt - dropped.at).sort((a, b) => a - b);
-    stormResult = { streamsCut: dropped.streams, live: distribution(live), caughtUp: distribution(caughtUp) };
+    const seen = await ask({ type: "storm" });
+    const overflows = overflowsBefore === undefined ? undefined : listenOverflows() - overflowsBefore;
+    const sorted = (list) => Float64Array.from(list).sort();
+    stormResult = { streamsCut: dropped.streams, live: distribution(live), caughtUp: distribution(caughtUp), arrived: distribution(sorted(seen.arrived)), answered: distribution(sorted(seen.answered)), lost: distribution(sorted(followers.map((f) => f.lostAt - dropped.at))), overflows };
   }
   await until(() => streamers.every((f, i) => f.runsEnded > perFollower[i].runsEnded), 300_000, `the ${name} runs' ends`);
   const ended = Math.max(...streamers.map((f) => f.endedAt));
@@ -212,22 +213,24 @@ const correctness = {
 };
 for (const [key, count] of Object.entries(correctness)) if (["gaps", "repeats", "epochChanges", "refusals", "behind"].includes(key) && count > 0) problems.push(`${count} ${key}`);
 
-finished = true;
 for (const f of followers) f.close();
 closePool();
-child.kill();
+server.stop();
 
 const results = {
   date: new Date().toISOString(),
   machine: { ...machineAtStart, loadAverageAtEnd: machineNow().loadAverage },
   commit: machineAtStart.commit,
   clients: CLIENTS,
+  backlog: BACKLOG ?? "Node's default (511)",
   streaming: STREAMING,
   clock,
   connectMs,
   memory,
   perSession: { heap: (memory.hosted.heapUsed - memory.baseline.heapUsed) / CLIENTS, rss: (memory.hosted.rss - memory.baseline.rss) / CLIENTS },
   perFollower: { heap: (memory.followed.heapUsed - memory.hosted.heapUsed) / CLIENTS, rss: (memory.followed.rss - memory.hosted.rss) / CLIENTS },
+  floor,
+  perBareConnection: { heap: (floor.connected.heapUsed - floor.baseline.heapUsed) / CLIENTS, rss: (floor.connected.rss - floor.baseline.rss) / CLIENTS },
   phases,
   correctness,
   problems,

@@ -81,7 +81,11 @@ export function render(r) {
   row("listening, warmed up (5 sessions hosted, streamed once, their followers gone)", mem.baseline);
   row(`${r.clients.toLocaleString("en")} idle sessions hosted`, mem.hosted, r.perSession);
   row(`${r.clients.toLocaleString("en")} followers connected, one per session`, mem.followed, r.perFollower);
+  row("the floor, in a fresh process of its own: listening, 5 bare SSE connections", r.floor.baseline);
+  row(`the floor: ${r.clients.toLocaleString("en")} bare SSE connections more`, r.floor.connected, r.perBareConnection);
   row("after the three phases below", mem.after);
+  p();
+  p(`The floor is the same server script in a fresh process serving a bare SSE response on Node's \`http\` (headers flushed, one entry written, a 15 s heartbeat timer), nothing of rxagent: of a follower's ${kib(r.perFollower.heap)} of heap, ${kib(r.perBareConnection.heap)} is what any SSE connection costs on Node, and rxagent's own share ${kib(r.perFollower.heap - r.perBareConnection.heap)}; of its ${kib(r.perFollower.rss)} of RSS, ${kib(r.perBareConnection.rss)} and ${kib(r.perFollower.rss - r.perBareConnection.rss)}.`);
   p();
   p(`A session is hosted by a command (an \`abort\` on an idle Agent, which changes nothing): its Agent, its event log and its first state entry. A follower is its socket, Node's request and response, the web \`Request\`/\`Response\` and \`ReadableStream\` of the adapter, its subscription and heartbeat timer; it has read its first entry (the session's state) before the measure. Connecting the ${r.clients.toLocaleString("en")} followers, ${r.connectMs ? `50 at a time, took ${fmt(r.connectMs / 1000, 2)} s` : ""}.`);
   p();
@@ -105,10 +109,16 @@ export function render(r) {
     p();
     p(`Halfway through a paced phase (${storm.runs} runs × ${storm.deltas} deltas, ${storm.pauseMs} ms apart) the server process destroyed the sockets of all ${s.streamsCut.toLocaleString("en")} event streams at once (as a proxy restart would); every follower reconnected at once, without backoff, with \`Last-Event-ID\` set to the last entry it had read.`);
     p();
-    p("| Measure (from the cut, the server's clock) | median | p90 | p99 | max |");
+    p("| Measure (ms from the cut, unless said) | median | p90 | p99 | max |");
     p("|---|---|---|---|---|");
-    p(`| Follower live again (its 200 read: subscribed to the live entries), all ${r.clients.toLocaleString("en")} | ${ms(s.live.median)} | ${ms(s.live.p90)} | ${ms(s.live.p99)} | **${ms(s.live.max)}** |`);
-    p(`| Streaming follower's first entry after the cut (the replay of what it missed), ${r.streaming} | ${ms(s.caughtUp.median)} | ${ms(s.caughtUp.p90)} | ${ms(s.caughtUp.p99)} | ${ms(s.caughtUp.max)} |`);
+    const dist = (label, d, bold = false) => p(`| ${label} | ${ms(d.median)} | ${ms(d.p90)} | ${ms(d.p99)} | ${bold ? `**${ms(d.max)}**` : ms(d.max)} |`);
+    dist(`Follower saw its stream end (the load generator's clock), all ${r.clients.toLocaleString("en")}`, s.lost);
+    dist(`Its new request reached the server (the server's \`http\` request event), ${s.arrived.samples.toLocaleString("en")}`, s.arrived);
+    dist("The server's own time for one: from that request event to its 200 sent (headers flushed)", s.answered);
+    dist(`Follower live again (its 200 read: subscribed to the live entries), all ${r.clients.toLocaleString("en")}`, s.live, true);
+    dist(`Streaming follower's first entry after the cut (the replay of what it missed), ${r.streaming}`, s.caughtUp);
+    p();
+    if (s.overflows !== undefined) p(`Connections the machine's listen queues dropped during the storm (Linux's ListenOverflows, machine-wide): ${s.overflows.toLocaleString("en")}. The server listened with ${typeof r.backlog === "number" ? `a backlog of ${r.backlog}` : r.backlog}; a client whose connection the queue dropped tries again after TCP's 1 s SYN timeout.`);
     p();
     p(`Every follower checked its own sequence of entry ids as it read, across the cut: ${c.gaps} gaps, ${c.repeats} repeats, ${c.epochChanges} epoch changes; every streaming follower read each of its run's ${storm.deltas} deltas once. At the end, each of the ${r.clients.toLocaleString("en")} followers had read up to its session's last entry (the id a command answers with): ${c.behind} behind.`);
     p();
@@ -116,7 +126,7 @@ export function render(r) {
 
   p("## How");
   p();
-  p(`- **Server**: bench/server-load/server.mjs, a child process started with \`--expose-gc\`: \`createSessionServer\` (auth that lets everyone in, \`maxSessions\` above the load, the other options at their defaults: heartbeats every 15 s, 1 MiB per follower's unread entries, 4 MiB replay per session) through \`toNodeListener\` on \`http.createServer\`, listening with Node's default backlog. Each session's Agent streams with \`fauxProvider\` on \`asyncScheduler\` (a delta every pause, on the server's clock), ${"20-character"} deltas.`);
+  p(`- **Server**: bench/server-load/server.mjs, a child process started with \`--expose-gc\`: \`createSessionServer\` (auth that lets everyone in, \`maxSessions\` above the load, the other options at their defaults: heartbeats every 15 s, 1 MiB per follower's unread entries, 4 MiB replay per session) through \`toNodeListener\` on \`http.createServer\`, listening with ${typeof r.backlog === "number" ? `a backlog of ${r.backlog}` : r.backlog}. Each session's Agent streams with \`fauxProvider\` on \`asyncScheduler\` (a delta every pause, on the server's clock), ${"20-character"} deltas.`);
   p("- **Latency**: when the faux model produces a delta, its text is replaced by the time (`performance.timeOrigin + performance.now()`); the follower reads its own clock the same way when the chunk holding it arrives. The difference is the server's work (the Agent, the event log, the SSE framing, the adapter), the loopback TCP and the wait for the load generator's event loop. Both clocks are the same machine's: over IPC the two processes' clocks differed by " + `${fmt(r.clock.offset, 3)} ms (round trip ${fmt(r.clock.rtt, 3)} ms); not corrected.`);
   p("- **Load generator**: this process, kept light: a raw `node:http` GET per follower on its own socket (no keep-alive pool, no EventSource polyfill, no RxJS), a hand-cut line splitter over the latin1 text of each chunk, and of each entry only the `id:` line parsed (epoch and number: the gap/repeat check) and, in a `data:` line, the stamp found by `indexOf` and the `agent_end` start; everything else is counted as bytes. Commands go through one keep-alive pool of 64 sockets. Its CPU use is in the streaming table; the two processes share the machine's cores.");
   p("- **Memory**: `process.memoryUsage()` in the server process after three `global.gc()`, at each step; per session and per follower: the step's difference ÷ their number. RSS rarely shrinks after GC, so its differences are growth, including the heap's.");

@@ -6,6 +6,8 @@
  * delta's text replaced, as the model produces it, by the emission time
  * (`performance.timeOrigin + performance.now()`), which the load generator reads on arrival.
  *
+ * `GET /floor/<anything>` is the floor: a bare SSE response on Node's http, nothing of rxagent.
+ *
  * Driven by its parent over IPC (see bench/server-load.mjs):
  *   → { type: "ready", port }                          once listening
  *   ← { type: "memory" }  → { type: "memory", heapUsed, rss, external, arrayBuffers }   after full GCs
@@ -13,8 +15,10 @@
  *                            (since the previous "usage"; the event-loop delay in ms)
  *   ← { type: "clock" }   → { type: "clock", now }   (for the clock check)
  *   ← { type: "drop" }    → { type: "dropped", at, streams }   every event stream's socket destroyed at `at`
+ *   ← { type: "storm" }   → { type: "storm", arrived, answered }   since the drop: each event-stream request's
+ *                            arrival (ms after `at`) and the time from its arrival to its 200 (headers flushed)
  *
- * Usage: node --expose-gc bench/server-load/server.mjs
+ * Usage: node --expose-gc bench/server-load/server.mjs [--backlog=N]
  */
 import http from "node:http";
 import path from "node:path";
@@ -67,8 +71,33 @@ const sessions = createSessionServer({
 // The event streams' responses, so "drop" can cut them all at once (a proxy restarting, a network blip).
 const streams = new Set();
 const listener = toNodeListener(sessions.handle);
+// The floor: what a bare SSE connection costs on Node's http (headers, one entry, a heartbeat
+// timer), beside which a follower's memory is read.
+function floor(res) {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
+  res.flushHeaders();
+  res.write("id: floor.1\nevent: state\ndata: {}\n\n");
+  const heartbeat = setInterval(() => res.write(": heartbeat\n\n"), 15_000);
+  res.on("close", () => clearInterval(heartbeat));
+}
+
+// After a drop: when each reconnect reached the server, and how long until its 200 went out.
+let storm;
+function timeReconnect(res) {
+  const arrived = now();
+  const times = storm;
+  times.arrived.push(arrived - times.at);
+  const flushHeaders = res.flushHeaders;
+  res.flushHeaders = function () {
+    times.answered.push(now() - arrived);
+    return flushHeaders.call(this);
+  };
+}
+
 const server = http.createServer((req, res) => {
+  if (req.url?.startsWith("/floor/")) return floor(res);
   if (req.method === "GET") {
+    if (storm) timeReconnect(res);
     streams.add(res);
     res.on("close", () => streams.delete(res));
   }
@@ -117,13 +146,19 @@ process.on("message", async (message) => {
     case "drop": {
       const at = now();
       const count = streams.size;
+      storm = { at, arrived: [], answered: [] };
       for (const res of streams) res.socket?.destroy();
       process.send({ type: "dropped", at, streams: count });
       break;
     }
+    case "storm":
+      process.send({ type: "storm", arrived: storm?.arrived ?? [], answered: storm?.answered ?? [] });
+      storm = undefined;
+      break;
   }
 });
 process.on("disconnect", () => process.exit(0));
 
-// Node's default listen backlog, as an app that calls listen(port, host) gets it.
-server.listen(0, "127.0.0.1", () => process.send({ type: "ready", port: server.address().port }));
+// Node's default listen backlog (511), as an app that calls listen(port, host) gets it, unless --backlog=N.
+const backlog = Number(process.argv.find((a) => a.startsWith("--backlog="))?.split("=")[1]) || undefined;
+server.listen({ port: 0, host: "127.0.0.1", ...(backlog ? { backlog } : {}) }, () => process.send({ type: "ready", port: server.address().port }));
