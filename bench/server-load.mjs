@@ -72,6 +72,7 @@ async function clockCheck() {
 }
 
 const started = now();
+const machineAtStart = machineNow();
 // The floor first, in a fresh process of its own: what a bare SSE connection costs on Node's
 // http (a baseline, then as many bare connections as followers below).
 const floor = await (async () => {
@@ -89,7 +90,6 @@ const floor = await (async () => {
 })();
 const server = await startServer(BACKLOG);
 const { port, ask } = server;
-const machineAtStart = machineNow();
 log(`server on 127.0.0.1:${port}; ${CLIENTS} followers, ${STREAMING} streaming${quick ? " (quick)" : ""}`);
 const clock = await clockCheck();
 const commands = (id) => `/sessions/${id}/commands`;
@@ -117,6 +117,9 @@ await inBatches(ids, CONCURRENCY, async (id) => {
   const answer = await post(port, commands(id), { type: "abort" });
   if (answer.status !== 202) problems.push(`hosting ${id}: HTTP ${answer.status}`);
 });
+// The commands' keep-alive sockets closed, so they are not counted as the sessions' memory.
+closePool();
+await sleep(200);
 memory.hosted = await ask({ type: "memory" });
 const tally = new Tally(STREAMING * (PHASES.paced.deltas + PHASES.flatOut.deltas) + 1000);
 const followers = ids.map((id) => follow(id, tally));
@@ -217,6 +220,7 @@ for (const f of followers) f.close();
 closePool();
 server.stop();
 
+const per = (from, to) => ({ heap: (to.heapUsed - from.heapUsed) / CLIENTS, code: (to.code - from.code) / CLIENTS, rss: (to.rss - from.rss) / CLIENTS });
 const results = {
   date: new Date().toISOString(),
   machine: { ...machineAtStart, loadAverageAtEnd: machineNow().loadAverage },
@@ -227,10 +231,10 @@ const results = {
   clock,
   connectMs,
   memory,
-  perSession: { heap: (memory.hosted.heapUsed - memory.baseline.heapUsed) / CLIENTS, rss: (memory.hosted.rss - memory.baseline.rss) / CLIENTS },
-  perFollower: { heap: (memory.followed.heapUsed - memory.hosted.heapUsed) / CLIENTS, rss: (memory.followed.rss - memory.hosted.rss) / CLIENTS },
+  perSession: per(memory.baseline, memory.hosted),
+  perFollower: per(memory.hosted, memory.followed),
   floor,
-  perBareConnection: { heap: (floor.connected.heapUsed - floor.baseline.heapUsed) / CLIENTS, rss: (floor.connected.rss - floor.baseline.rss) / CLIENTS },
+  perBareConnection: per(floor.baseline, floor.connected),
   phases,
   correctness,
   problems,

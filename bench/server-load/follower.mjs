@@ -220,7 +220,7 @@ export async function inBatches(items, limit, task) {
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-/** Ends the POST pool's sockets. */
+/** Ends the POST pool's open sockets (later commands open new ones). */
 export function closePool() {
   pool.destroy();
 }

@@ -74,10 +74,10 @@ export function render(r) {
 
   p("## 1. Memory (the server process, after three full GCs each)");
   p();
-  p("| Step | heap used | RSS | external | per session or follower: heap | RSS |");
+  p("| Step | heap used (of it, code) | RSS | external | per session or follower: heap (of it, code) | RSS |");
   p("|---|---|---|---|---|---|");
   const mem = r.memory;
-  const row = (label, x, per) => p(`| ${label} | ${mib(x.heapUsed)} | ${mib(x.rss)} | ${mib(x.external)} | ${per ? kib(per.heap) : ""} | ${per ? kib(per.rss) : ""} |`);
+  const row = (label, x, per) => p(`| ${label} | ${mib(x.heapUsed)} (${mib(x.code)}) | ${mib(x.rss)} | ${mib(x.external)} | ${per ? `${kib(per.heap)} (${kib(per.code)})` : ""} | ${per ? kib(per.rss) : ""} |`);
   row("listening, warmed up (5 sessions hosted, streamed once, their followers gone)", mem.baseline);
   row(`${r.clients.toLocaleString("en")} idle sessions hosted`, mem.hosted, r.perSession);
   row(`${r.clients.toLocaleString("en")} followers connected, one per session`, mem.followed, r.perFollower);

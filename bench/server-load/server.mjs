@@ -10,7 +10,7 @@
  *
  * Driven by its parent over IPC (see bench/server-load.mjs):
  *   → { type: "ready", port }                          once listening
- *   ← { type: "memory" }  → { type: "memory", heapUsed, rss, external, arrayBuffers }   after full GCs
+ *   ← { type: "memory" }  → { type: "memory", heapUsed, code, rss, external, arrayBuffers }   after full GCs (code: V8's code spaces)
  *   ← { type: "usage" }   → { type: "usage", cpuUserMs, cpuSystemMs, loopDelay: { p50, p99, max }, maxRss, errors }
  *                            (since the previous "usage"; the event-loop delay in ms)
  *   ← { type: "clock" }   → { type: "clock", now }   (for the clock check)
@@ -22,6 +22,7 @@
  */
 import http from "node:http";
 import path from "node:path";
+import v8 from "node:v8";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { asyncScheduler, map } from "rxjs";
@@ -114,7 +115,12 @@ async function settledMemory() {
     await new Promise((resolve) => setImmediate(resolve));
   }
   const { heapUsed, rss, external, arrayBuffers } = process.memoryUsage();
-  return { heapUsed, rss, external, arrayBuffers };
+  // Compiled code is part of heapUsed: V8 optimizes functions as they get hot, not per session.
+  const code = v8
+    .getHeapSpaceStatistics()
+    .filter((space) => space.space_name.startsWith("code"))
+    .reduce((sum, space) => sum + space.space_used_size, 0);
+  return { heapUsed, code, rss, external, arrayBuffers };
 }
 
 function usage() {
