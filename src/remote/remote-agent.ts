@@ -68,7 +68,7 @@ export class RemoteAgent implements AgentLike {
   private readonly states = new BehaviorSubject<AgentViewState>(viewState(this.value));
   private readonly events = new Subject<AgentEvent>();
   private readonly connection = new BehaviorSubject<AgentConnection>({ status: "reconnecting", attempt: 0, delayMs: 0 });
-  // Where runs were seen to settle: an `agent_end`, or a state that streams nothing.
+  // Where runs were seen to settle: an `agent_end`, or a state that streams nothing and waits for no answer.
   private readonly settledAt: string[] = [];
   private readonly settled = new Subject<string>();
   private decoder = new WireEventDecoder();
@@ -138,8 +138,9 @@ export class RemoteAgent implements AgentLike {
 
   /**
    * Resolves when the run started after `at` has settled: an `agent_end` after it, or a state
-   * after it that streams nothing (a resume past the replay bound), or any news of another
-   * server process (it restarted: the run's fate is in its state).
+   * after it that streams nothing and waits for no approval (a resume past the replay bound), or
+   * such news of another server process (it restarted: the run's fate is in its state; a run it
+   * resumed and that waits for an answer settles at its end).
    */
   private endAfter(at: string): Promise<void> {
     const after = position(at);
@@ -236,7 +237,8 @@ export class RemoteAgent implements AgentLike {
       this.decoder = new WireEventDecoder();
       this.lastId = id;
       this.states.next(viewState(this.value));
-      if (!this.value.isStreaming) this.settle(id);
+      // A run a restarted server resumed waits for approvals without streaming: it has not settled.
+      if (!this.value.isStreaming && this.value.pendingApprovals.length === 0) this.settle(id);
       return;
     }
     if (event !== "agent") return;

@@ -86,7 +86,7 @@ describe("eventStreamBody", () => {
     scheduler.run(({ cold, flush }) => {
       // a at 1, b at 27, the end at 37: heartbeats at 10, 20 and 30.
       const entries = cold("-a 25ms b 9ms |", { a: { n: 1, kind: "event" as const, data: "{}" }, b: { n: 2, kind: "state" as const, data: "{}" } });
-      const body = eventStreamBody([], entries, (n) => `e.${n}`, { heartbeatMs: 10, maxBufferBytes: 1 << 20, scheduler });
+      const body = eventStreamBody([], entries, (entry) => `e.${entry.n}`, { heartbeatMs: 10, maxBufferBytes: 1 << 20, scheduler });
       const reader = body.getReader();
       flush();
       void (async () => {

@@ -146,6 +146,9 @@ async function sweepCase(at: number, hosting: Hosting, approval: boolean): Promi
   if (JSON.stringify(messages.slice(0, outcome.beforeCut.length)) !== JSON.stringify(outcome.beforeCut)) v.push(`${where}: a message committed before the cut was lost or changed`);
   const ended = outcome.told.filter((e) => e.type === "message_end").map((e) => normalized((e as { message: AgentMessage }).message));
   if (new Set(ended).size !== ended.length) v.push(`${where}: a message_end was told twice`);
+  // SRV5: prompt() settles when the run has: nothing streams and no call waits for an answer.
+  const { atPrompt } = outcome;
+  if (outcome.prompt === "resolved" && (atPrompt.isStreaming || atPrompt.pendingApprovals.length > 0)) v.push(`${where}: prompt() resolved while the run went on (streaming: ${atPrompt.isStreaming}, waiting: ${atPrompt.pendingApprovals.length})`);
   if (outcome.ran.filter((r) => r.startsWith("charge ")).length > 1) v.push(`${where}: the never-replay call ran twice`);
   // The prompt was committed before the crash: the run was finished, by one server or the other.
   // (A run the resume closes after its final answer has no outcome: the journal cannot tell how it ended.)
