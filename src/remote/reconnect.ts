@@ -1,11 +1,11 @@
 /**
  * When a remote agent tries again after its connection dropped: exponential backoff from
  * `initialDelayMs`, doubling up to `maxDelayMs`; while the browser says it is offline, at its
- * next `online` event instead.
+ * next `online` event instead. And when a connection that says nothing is taken as dropped.
  *
  * @module
  */
-import { asyncScheduler, fromEvent, take, timer, type Observable, type SchedulerLike, type Subject } from "rxjs";
+import { asyncScheduler, fromEvent, map, startWith, switchMap, take, timer, type Observable, type SchedulerLike, type Subject } from "rxjs";
 import type { AgentConnection } from "../agent/agent-like.js";
 
 /** The backoff. */
@@ -47,4 +47,30 @@ export function reconnectDelay(
   const delayMs = backoffMs(attempt, options);
   connection.next({ status: "reconnecting", attempt, delayMs });
   return timer(delayMs, scheduler ?? asyncScheduler);
+}
+
+/**
+ * Errors once `activity` has been silent for `idleMs` (from subscription, then from its last
+ * value): a link that carries neither entries nor heartbeats is dead even if no one closed it —
+ * a server host that lost power, a network that dropped the route, a proxy that forgot the
+ * connection — and no error would ever come from the socket.
+ *
+ * ```text
+ * activity:  --a---a-----------
+ * silence:   --------------#        (idleMs 8: eight frames after the last a)
+ * ```
+ *
+ * @example
+ * ```ts
+ * const dead = silence(bytesRead$, 45_000).subscribe({ error: () => reconnect() });
+ * ```
+ */
+export function silence(activity: Observable<unknown>, idleMs: number, scheduler: SchedulerLike = asyncScheduler): Observable<never> {
+  return activity.pipe(
+    startWith(undefined),
+    switchMap(() => timer(idleMs, scheduler)),
+    map(() => {
+      throw new Error(`The session server sent nothing for ${idleMs} ms: the connection is taken as dropped.`);
+    }),
+  );
 }

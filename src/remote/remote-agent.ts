@@ -17,7 +17,7 @@ import type { AgentEvent, AgentMessage } from "../model/types.js";
 import { foldView } from "../wire/view-fold.js";
 import { WireEventDecoder, type WireEvent } from "../wire/wire-event.js";
 import { commandBody, postCommand } from "./remote-command.js";
-import { reconnectDelay, type ReconnectOptions } from "./reconnect.js";
+import { reconnectDelay, silence, type ReconnectOptions } from "./reconnect.js";
 import { sseMessages, type SseMessage } from "./sse-messages.js";
 import { viewState } from "./view-state.js";
 
@@ -31,10 +31,16 @@ export interface RemoteAgentOptions {
   fetch?: typeof fetch;
   /** Backoff after a dropped connection. */
   reconnect?: ReconnectOptions;
-  /** The backoff's clock (virtual time in tests). */
+  /** The clock of the backoff and of the idle timeout (virtual time in tests). */
   scheduler?: SchedulerLike;
   /** Longest line of the event stream, in characters (a state entry holds the transcript). Default 64 Mi. */
   maxLineBytes?: number;
+  /**
+   * Longest silence of a connection — no answer, no entry, no heartbeat — before it is taken as
+   * dropped and resumed (a server that vanished without closing it). Keep it above the server's
+   * `heartbeatMs`. Default 45 s (three of the server's default heartbeats); `Infinity`: never.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** What the server answers when the page may not follow the session: no retry helps. */
@@ -76,6 +82,8 @@ export class RemoteAgent implements AgentLike {
   private readonly subscription: Subscription;
 
   constructor(private readonly options: RemoteAgentOptions) {
+    const idle = options.idleTimeoutMs;
+    if (idle !== undefined && !(idle > 0)) throw new TypeError(`RemoteAgent: \`idleTimeoutMs\` must be a positive number of milliseconds, got ${String(idle)}`);
     this.subscription = this.follow().subscribe();
   }
 
@@ -191,7 +199,10 @@ export class RemoteAgent implements AgentLike {
   private connect(): Observable<SseMessage> {
     return new Observable<SseMessage>((subscriber) => {
       const controller = new AbortController();
-      const { url, fetch: fetchFn = fetch, headers } = this.options;
+      const { url, fetch: fetchFn = fetch, headers, scheduler, idleTimeoutMs = 45_000 } = this.options;
+      // Every answer and chunk says the link lives; silence past the bound ends this try (the teardown aborts it).
+      const alive = new Subject<void>();
+      if (idleTimeoutMs !== Infinity) subscriber.add(silence(alive, idleTimeoutMs, scheduler).subscribe({ error: (error: unknown) => subscriber.error(error) }));
       const open = async (): Promise<ReadableStream<Uint8Array>> => {
         const sent = { accept: "text/event-stream", ...(await headers?.()), ...(this.lastId ? { "last-event-id": this.lastId } : {}) };
         const response = await fetchFn(`${url}/events`, { headers: sent, signal: controller.signal, cache: "no-store" });
@@ -202,8 +213,9 @@ export class RemoteAgent implements AgentLike {
       };
       const reading = defer(open).subscribe({
         next: (body) => {
+          alive.next();
           this.connection.next({ status: "connected" });
-          const messages = sseMessages(body, this.options.maxLineBytes ?? 64 << 20);
+          const messages = sseMessages(body, this.options.maxLineBytes ?? 64 << 20, () => alive.next());
           subscriber.add(
             messages.subscribe({
               next: (message) => {

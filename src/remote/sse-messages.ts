@@ -26,6 +26,7 @@ function limitError(error: unknown, max: number): unknown {
  * The messages of `body`, read by the providers' event-stream reader (`readServerSentEvents`,
  * on `eventsource-parser`). Errors when one line, or one message's data, grows past
  * `maxLineBytes` (a server that never ends a line cannot grow the page's memory without bound).
+ * `onBytes` hears of every chunk read, comments included (a heartbeat says the link is alive).
  * Unsubscribing cancels the body, even while a read waits.
  *
  * ```text
@@ -33,11 +34,17 @@ function limitError(error: unknown, max: number): unknown {
  * messages:  -m----------------------------------------------------|
  * ```
  */
-export function sseMessages(body: ReadableStream<Uint8Array>, maxLineBytes: number): Observable<SseMessage> {
+export function sseMessages(body: ReadableStream<Uint8Array>, maxLineBytes: number, onBytes?: () => void): Observable<SseMessage> {
   return new Observable<SseMessage>((subscriber) => {
-    // Piped through a stream of our own, so unsubscribing can cancel the body while the reader holds it.
+    // Piped through a stream of our own, so unsubscribing can cancel the body while the reader
+    // holds it; it tells `onBytes` of every chunk, a heartbeat's too (the parser leaves those out).
     const stop = new AbortController();
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        onBytes?.();
+        controller.enqueue(chunk);
+      },
+    });
     body.pipeTo(writable, { signal: stop.signal }).catch(() => undefined);
     const reading = fromAsyncIterable(readServerSentEvents(readable, { maxLineBytes, maxEventBytes: maxLineBytes }))
       .pipe(

@@ -1,12 +1,13 @@
 /**
  * The remote agent's parts: the server-sent event reader, the backoff and what `connection$`
- * is told while it waits (virtual time), and the event stream's heartbeats (marbles).
+ * is told while it waits (virtual time), the silence that ends a dead link, and the event
+ * stream's heartbeats (marbles).
  */
 import { lastValueFrom, Subject, toArray } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { describe, expect, it } from "vitest";
 import type { AgentConnection } from "../../src/agent/agent-like.js";
-import { backoffMs, reconnectDelay } from "../../src/remote/reconnect.js";
+import { backoffMs, reconnectDelay, silence } from "../../src/remote/reconnect.js";
 import { sseMessages } from "../../src/remote/sse-messages.js";
 import { eventStreamBody } from "../../src/server/event-stream.js";
 
@@ -57,6 +58,15 @@ describe("reconnecting", () => {
       connection.subscribe((c) => told.push(c));
       expectObservable(reconnectDelay(3, { initialDelayMs: 10 }, undefined, connection)).toBe("40ms (0|)", [0]);
       expect(told).toEqual([{ status: "reconnecting", attempt: 3, delayMs: 40 }]);
+    });
+  });
+
+  it("SRV5: silence errors idleMs after the last activity (or the start), and never while activity keeps coming", () => {
+    new TestScheduler((a, b) => expect(a).toEqual(b)).run(({ cold, expectObservable }) => {
+      const dead = new Error("The session server sent nothing for 8 ms: the connection is taken as dropped.");
+      expectObservable(silence(cold("--a---a---------"), 8)).toBe("--------------#", undefined, dead);
+      expectObservable(silence(cold("----------"), 8)).toBe("--------#", undefined, dead);
+      expectObservable(silence(cold("-a-a-a-a-a-a-a-a-|"), 8), "^ 20ms !").toBe("-");
     });
   });
 });
