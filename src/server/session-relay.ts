@@ -104,10 +104,27 @@ export function isTold(role: RelayRole): boolean {
 }
 
 /** Whether a follower that resumed from `plan` is told `record`. */
-export function toldAfter(plan: ReplayPlan, key: number, record: Pick<RelayRecord, "role" | "entry">): boolean {
+export function toldAfter(plan: ReplayPlan, key: number, record: { readonly role: RelayRole; readonly entry: { readonly id: string } }): boolean {
   if (key <= plan.after || !isTold(record.role)) return false;
   const position = plan.skip && entryPosition(record.entry.id);
   return !(position && position.epoch === plan.skip!.epoch && position.n <= plan.skip!.n);
+}
+
+/**
+ * Whether `record`, told next to a follower whose last entry was at `last`, follows on without a
+ * gap: an entry of the same hosting must be the next number (a resync or another hosting's
+ * entry may jump). A gap means the relay dropped rows the follower had not read yet (it fell
+ * more than two checkpoints behind): it must resume from its last id.
+ *
+ * @example
+ * ```ts
+ * continues({ epoch: "x", n: 4 }, { role: "entry", entry: { id: "x.6" } }); // false
+ * ```
+ */
+export function continues(last: EntryPosition | undefined, record: { readonly role: RelayRole; readonly entry: { readonly id: string } }): boolean {
+  if (!last || record.role !== "entry") return true;
+  const position = entryPosition(record.entry.id);
+  return !position || position.epoch !== last.epoch || position.n === last.n + 1;
 }
 
 /**

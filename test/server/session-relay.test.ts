@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/index.js";
 import { HostedSession } from "../../src/server/hosted-session.js";
 import { RelayPublisher } from "../../src/server/relay-publisher.js";
-import { entryPosition, planReplay, toldAfter, type HeldRecord, type RelayRecord, type SessionRelay } from "../../src/server/session-relay.js";
+import { continues, entryPosition, planReplay, toldAfter, type HeldRecord, type RelayRecord, type SessionRelay } from "../../src/server/session-relay.js";
 import { fauxProvider } from "../../src/testing/index.js";
 import { model } from "../helpers/fixtures.js";
 
@@ -42,10 +42,10 @@ describe("planReplay: where a follower starts in what the relay holds", () => {
   it("an id past what the relay holds of its hosting (the relay lags): nothing now, and later only the entries past it", () => {
     const plan = planReplay(records, "x.7");
     expect(plan).toEqual({ after: 15, skip: { epoch: "x", n: 7 } });
-    expect(toldAfter(plan, 16, { role: "entry", entry: { id: "x.6", kind: "event", data: "" } })).toBe(false);
-    expect(toldAfter(plan, 17, { role: "entry", entry: { id: "x.7", kind: "event", data: "" } })).toBe(false);
-    expect(toldAfter(plan, 18, { role: "entry", entry: { id: "x.8", kind: "event", data: "" } })).toBe(true);
-    expect(toldAfter(plan, 19, { role: "entry", entry: { id: "z.1", kind: "state", data: "" } })).toBe(true);
+    expect(toldAfter(plan, 16, { role: "entry", entry: { id: "x.6" } })).toBe(false);
+    expect(toldAfter(plan, 17, { role: "entry", entry: { id: "x.7" } })).toBe(false);
+    expect(toldAfter(plan, 18, { role: "entry", entry: { id: "x.8" } })).toBe(true);
+    expect(toldAfter(plan, 19, { role: "entry", entry: { id: "z.1" } })).toBe(true);
   });
 
   it("an id of a stretch the relay lost (a resync after it): from the latest state", () => {
@@ -60,6 +60,16 @@ describe("planReplay: where a follower starts in what the relay holds", () => {
 
   it("nothing held: everything from the first record published", () => {
     expect(planReplay([], "x.3")).toEqual({ after: 0 });
+  });
+
+  it("continues: an entry of the same hosting must be the next number; a resync or another hosting may jump", () => {
+    const at = { epoch: "x", n: 4 };
+    expect(continues(at, { role: "entry", entry: { id: "x.5" } })).toBe(true);
+    expect(continues(at, { role: "entry", entry: { id: "x.6" } })).toBe(false);
+    expect(continues(at, { role: "entry", entry: { id: "x.4" } })).toBe(false);
+    expect(continues(at, { role: "resync", entry: { id: "x.9" } })).toBe(true);
+    expect(continues(at, { role: "entry", entry: { id: "z.7" } })).toBe(true);
+    expect(continues(undefined, { role: "entry", entry: { id: "x.9" } })).toBe(true);
   });
 
   it("entryPosition reads <epoch>.<n> only", () => {

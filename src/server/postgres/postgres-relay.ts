@@ -11,7 +11,7 @@
  */
 import { Observable } from "rxjs";
 import { hash32, pgCode, quoteIdentifier } from "../../session/stores/postgres/identifiers.js";
-import { planReplay, toldAfter, type RelayEntry, type RelayRecord, type RelayRole, type ReplayPlan, type SessionRelay } from "../session-relay.js";
+import { continues, entryPosition, planReplay, toldAfter, type EntryPosition, type RelayEntry, type RelayRecord, type RelayRole, type ReplayPlan, type SessionRelay } from "../session-relay.js";
 import type { RelayPool } from "./pg-relay-types.js";
 import { RelayListener } from "./relay-listener.js";
 
@@ -45,6 +45,16 @@ interface Row {
   kind: "event" | "state";
   role: RelayRole;
   data: string;
+}
+
+interface HeldRow {
+  readonly key: number;
+  readonly role: RelayRole;
+  readonly entry: RelayEntry;
+}
+
+function heldRow(row: Row): HeldRow {
+  return { key: Number(row.id), role: row.role, entry: { id: row.entry_id, kind: row.kind, data: row.data } };
 }
 
 function identifier(name: string, what: string): string {
@@ -173,23 +183,36 @@ export function postgresRelay(options: PostgresRelayOptions): SessionRelay {
       let lastKey = 0;
       let busy = false;
       let again = false;
+      let last: EntryPosition | undefined;
+      /** The entries of `records` a follower past `plan` is told; throws at a gap. */
+      const toldOf = (records: readonly HeldRow[], first: ReplayPlan): RelayEntry[] => {
+        const told: RelayEntry[] = [];
+        for (const record of records) {
+          if (record.key !== first.base && !toldAfter(first, record.key, record)) continue;
+          if (record.key !== first.base && !continues(last, record)) throw new Error("The relay no longer holds entries this follower had not read (it fell behind): resume from the last entry.");
+          last = entryPosition(record.entry.id);
+          told.push(record.entry);
+        }
+        return told;
+      };
       const read = async (): Promise<void> => {
         await ensureTable();
         if (!plan) {
           const { rows } = await pool.query(`SELECT id, entry_id, kind, role, data FROM ${table} WHERE session_id = $1 ORDER BY id`, [sessionId]);
-          const held = (rows as Row[]).map((row) => ({ key: Number(row.id), role: row.role, entry: { id: row.entry_id, kind: row.kind, data: row.data } }));
+          const held = (rows as Row[]).map(heldRow);
           plan = planReplay(held, lastId);
-          const first = plan;
-          lastKey = Math.max(first.after, held.at(-1)?.key ?? 0);
-          if (!subscriber.closed) subscriber.next(held.filter((record) => record.key === first.base || toldAfter(first, record.key, record)).map((record) => record.entry));
+          last = plan.skip;
+          lastKey = Math.max(plan.after, held.at(-1)?.key ?? 0);
+          const told = toldOf(held, plan);
+          if (!subscriber.closed) subscriber.next(told);
           return;
         }
         for (;;) {
           const { rows } = await pool.query(`SELECT id, entry_id, kind, role, data FROM ${table} WHERE session_id = $1 AND id > $2 ORDER BY id LIMIT ${READ_ROWS}`, [sessionId, lastKey]);
-          const told = (rows as Row[]).filter((row) => toldAfter(plan!, Number(row.id), { role: row.role, entry: { id: row.entry_id, kind: row.kind, data: row.data } }));
+          const told = toldOf((rows as Row[]).map(heldRow), plan);
           if (rows.length > 0) lastKey = Number((rows as Row[]).at(-1)!.id);
           if (subscriber.closed) return;
-          if (told.length > 0) subscriber.next(told.map((row) => ({ id: row.entry_id, kind: row.kind, data: row.data })));
+          if (told.length > 0) subscriber.next(told);
           if (rows.length < READ_ROWS) return;
         }
       };
