@@ -63,6 +63,8 @@ function randomEpoch(): string {
 export class SessionHosts {
   // Insertion order is use order: a session used again moves to the end.
   private readonly hosted = new Map<string, Promise<HostedSession>>();
+  // The sessions whose hosting resolved, for commands forwarded by other instances.
+  private readonly running = new Map<string, HostedSession>();
   private closed = false;
 
   constructor(private readonly options: HostingOptions) {}
@@ -90,6 +92,16 @@ export class SessionHosts {
     return made;
   }
 
+  /** The ids of the sessions hosted now. */
+  hostedIds(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** Session `id` when it is hosted now; never hosts it. */
+  hostedNow(id: string): HostedSession | undefined {
+    return this.running.get(id);
+  }
+
   /** Stops hosting every session; later requests are refused. */
   close(): void {
     this.closed = true;
@@ -113,6 +125,7 @@ export class SessionHosts {
     }
     // Published from its first state on, once hosted (a failed hosting publishes nothing).
     this.options.publisher?.attach(id, session);
+    this.running.set(id, session);
     return session;
   }
 
@@ -135,6 +148,7 @@ export class SessionHosts {
   private release(id: string, pending: Promise<HostedSession>): void {
     pending.then(
       (session) => {
+        if (this.running.get(id) === session) this.running.delete(id);
         session.close();
         this.options.onReleased?.(id, session.agent);
       },

@@ -63,6 +63,30 @@ export interface SessionRelay {
    * reads on its own and stops reading when unsubscribed.
    */
   follow(sessionId: string, lastId: string | null | undefined): Observable<readonly RelayEntry[]>;
+  /** Commands for a session sent to the instance that hosts it; without it, such commands are a 409. */
+  readonly commands?: CommandRelay;
+}
+
+/** A command's answer as the hosting instance gave it: its HTTP status and JSON body. */
+export interface ForwardedAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/**
+ * Commands forwarded between instances: the instance a command reached sends it on; the one
+ * that hosts the session applies it (validated again) and answers.
+ *
+ * @example
+ * ```ts
+ * const answer = await relay.commands?.forward("chat-1", { type: "abort" }, 10_000);
+ * ```
+ */
+export interface CommandRelay {
+  /** Sends `command` (authorized here) to the host of `sessionId`; its answer, or `undefined` when none came within `timeoutMs`. */
+  forward(sessionId: string, command: unknown, timeoutMs: number): Promise<ForwardedAnswer | undefined>;
+  /** Applies the commands forwarded to the sessions `hostedIds()` names, with `apply`, until the returned function is called. */
+  serve(hostedIds: () => readonly string[], apply: (sessionId: string, command: unknown) => Promise<ForwardedAnswer>): () => void;
 }
 
 /** An entry's place: the hosting (`epoch`) and its number there. */

@@ -42,13 +42,16 @@ export interface SessionServerOptions {
    * Several instances on one database: this instance publishes the entries of the sessions it
    * hosts, and serves the followers of a session whose lease another instance holds (`onHosted`
    * rejected with `SessionLeaseHeldError`; its Agent goes to `onReleased`) from the relay, with the
-   * host's ids. Commands for such a session are a 409. See `rxagent/server/postgres`.
+   * host's ids; commands for it are forwarded to the host through the relay (a 409 when the relay
+   * has no `commands`). See `rxagent/server/postgres`.
    */
   relay?: SessionRelay;
   /** Bytes of entries between two checkpoints a hosted session publishes to the relay (a relay keeps about twice it per session). Default 256 KiB. */
   relayCheckpointBytes?: number;
   /** Bytes of entries waiting for the relay before the queue is dropped and its sessions resynced (the run never waits). Default 16 MiB. */
   relayQueueBytes?: number;
+  /** How long a command forwarded to another instance waits for its answer (then 504). Default 10 s. */
+  relayCommandTimeoutMs?: number;
   /** Heartbeats' scheduler (virtual time in tests). */
   scheduler?: SchedulerLike;
 }
@@ -68,6 +71,7 @@ export interface ResolvedServerOptions {
   readonly relay: SessionRelay | undefined;
   readonly relayCheckpointBytes: number;
   readonly relayQueueBytes: number;
+  readonly relayCommandTimeoutMs: number;
   readonly scheduler?: SchedulerLike;
 }
 
@@ -98,6 +102,7 @@ export function resolveServerOptions(options: SessionServerOptions): ResolvedSer
     relay: options.relay,
     relayCheckpointBytes: positive(options.relayCheckpointBytes, 256 << 10, "relayCheckpointBytes"),
     relayQueueBytes: positive(options.relayQueueBytes, 16 << 20, "relayQueueBytes"),
+    relayCommandTimeoutMs: positive(options.relayCommandTimeoutMs, 10_000, "relayCommandTimeoutMs"),
   };
   if (options.relay !== undefined && (typeof options.relay.publish !== "function" || typeof options.relay.follow !== "function")) throw new TypeError("createSessionServer: `relay` must have `publish` and `follow`");
   return options.scheduler ? { ...resolved, scheduler: options.scheduler } : resolved;

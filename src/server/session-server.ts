@@ -12,12 +12,14 @@
  *   goes away stops nothing.
  *
  * With a `relay`, several instances share one database: a session whose lease another instance
- * holds is followed through the relay, and its commands are a 409.
+ * holds is followed through the relay, and its commands are forwarded to the host (a 409
+ * when the relay cannot forward, a 504 when no host answered in time).
  *
  * @module
  */
 import { declaredTooLarge, readBodyText } from "../providers/proxy/proxy-body.js";
 import { eventStreamBody } from "./event-stream.js";
+import { applyForwarded, checkedAnswer } from "./forwarded-commands.js";
 import { RelayPublisher } from "./relay-publisher.js";
 import { relayedEventStream } from "./relayed-events.js";
 import { HostedElsewhere, HostingRefusal, SessionHosts } from "./session-hosts.js";
@@ -67,6 +69,11 @@ export function createSessionServer(options: SessionServerOptions): SessionServe
     ? new RelayPublisher({ relay: settings.relay, onError: settings.onError, checkpointBytes: settings.relayCheckpointBytes, maxQueueBytes: settings.relayQueueBytes, retryMs: 1000 })
     : undefined;
   const hosts = new SessionHosts({ ...settings, agentFor: options.agentFor, publisher });
+  // Commands other instances forward to the sessions hosted here.
+  const stopServing = settings.relay?.commands?.serve(
+    () => hosts.hostedIds(),
+    (id, body) => applyForwarded(hosts, id, body, settings.onError),
+  );
   const streamHeaders = { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" };
 
   const handle = async (request: Request): Promise<Response> => {
@@ -110,13 +117,22 @@ export function createSessionServer(options: SessionServerOptions): SessionServe
       const command = parseCommand(body);
       if ("status" in command) return json(command.status, { error: command.error });
       if (!(await options.authorize(principal, id, command.type as SessionAction))) return json(403, { error: "Not allowed" });
-      const session = await hosts.host(id);
+      const session = await hosts.host(id).catch((error: unknown) => {
+        if (error instanceof HostedElsewhere && settings.relay?.commands) return undefined;
+        throw error;
+      });
+      if (!session) {
+        const answer = await settings.relay!.commands!.forward(id, command, settings.relayCommandTimeoutMs);
+        if (!answer) return json(504, { error: "The session's host did not answer in time." });
+        const checked = checkedAnswer(answer);
+        return json(checked.status, checked.body);
+      }
       const at = session.log.lastId;
       const refused = await applyCommand(session, command, (error) => settings.onError(error, id));
       return refused ? json(refused.status, { error: refused.error }) : json(202, { at });
     } catch (error) {
       if (error instanceof HostingRefusal) return json(error.status, { error: error.message });
-      // Commands are not forwarded to the hosting instance (yet): the client sends them there.
+      // A relay without `commands`: the client must send them to the host.
       if (error instanceof HostedElsewhere) return json(409, { error: error.message });
       settings.onError(error, sessionId);
       return json(500, { error: "The server failed to handle the request." });
@@ -126,6 +142,7 @@ export function createSessionServer(options: SessionServerOptions): SessionServe
   return {
     handle,
     close: () => {
+      stopServing?.();
       hosts.close();
       // What is queued is still published (the last entries of the runs); nothing waits for it.
       publisher?.close().catch((error: unknown) => settings.onError(error, undefined));

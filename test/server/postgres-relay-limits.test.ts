@@ -63,6 +63,7 @@ async function instances(script: () => FauxScriptEntry[], relayCheckpointBytes?:
         return inner.publish(records);
       },
       follow: (id, lastId) => inner.follow(id, lastId),
+      commands: inner.commands!,
     };
     const live = await start({
       agentFor: (id) => new Agent({ streamFn: fauxProvider(script(), { scheduler: asyncScheduler, delay: 0, chunkSize: 4 }), session: agentSession({ store, id, owner, leaseTtlMs: 120_000 }) }),
@@ -124,7 +125,8 @@ describe("the relay's table is bounded", () => {
 describe("a relay that fails never breaks the run on A", () => {
   for (const [what, breakRelay] of [
     ["its table dropped", (instance: Instance, schema: string) => admin.query(`DROP TABLE "${schema}".relay_entries`)],
-    ["its pool ended", (instance: Instance) => instance.relayPool.end()],
+    // Not awaited: end() waits for the relay's LISTEN client, which the server holds until it closes.
+    ["its pool ended", (instance: Instance) => void instance.relayPool.end().catch(() => undefined)],
   ] as const) {
     it(`${what}: the run ends on A, A's follower is told all of it, and the failure goes to onError`, async () => {
       const { a, schema } = await instances(answers(1));
@@ -168,5 +170,24 @@ describe("the relay's LISTEN connection", () => {
     await expect.poll(() => b.errors.length).toBeGreaterThan(0);
     onA.agent.close();
     onB.agent.close();
+  }, 60_000);
+});
+
+describe("what comes through the database is not trusted", () => {
+  it("a command row written by another hand is validated again by the host (400), and runs nothing", async () => {
+    const { a, schema } = await instances(answers(1));
+    const onA = follower(a.url, "ann-forged");
+    await connected(onA.agent);
+    await hosted(onA.agent);
+    await expect.poll(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".relay_entries`)).rows[0].n).toBeGreaterThan(0);
+    const { rows } = await admin.query(
+      `WITH c AS (INSERT INTO "${schema}".relay_entries_commands (session_id, token, command) VALUES ('ann-forged', 'forged', '{"type":"prompt","text":42}') RETURNING id)
+       SELECT id, pg_notify('rxagent_relay', '!command ' || id) FROM c`,
+    );
+    await expect.poll(async () => (await admin.query(`SELECT answer FROM "${schema}".relay_entries_commands WHERE id = $1`, [rows[0].id])).rows[0].answer).toBeTruthy();
+    const answer = (await admin.query(`SELECT answer FROM "${schema}".relay_entries_commands WHERE id = $1`, [rows[0].id])).rows[0].answer as string;
+    expect(JSON.parse(answer)).toEqual({ status: 400, body: { error: "A prompt needs `text`, a string." } });
+    expect(a.agents.get("ann-forged")!.events).toEqual([]);
+    onA.agent.close();
   }, 60_000);
 });

@@ -12,7 +12,8 @@ import { RemoteAgent } from "../../src/remote/index.js";
 import { postgresRelay } from "../../src/server/postgres/index.js";
 import { agentSession } from "../../src/session/index.js";
 import { PostgresSessionStore } from "../../src/session/stores/postgres-store.js";
-import { fauxProvider, fauxText, fauxToolCall } from "../../src/testing/index.js";
+import type { SessionServerOptions } from "../../src/server/index.js";
+import { fauxProvider, fauxText, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
 import { postgresForTests, type TestPostgres } from "../helpers/postgres.js";
 import { liveSessionServers, normalized, TOOLS, type LiveServer } from "./live-session-server.js";
 
@@ -47,17 +48,21 @@ interface Instance extends LiveServer {
   readonly errors: unknown[];
 }
 
+/** The tool call waits for approval, then the answer. */
+const approvalScript = () => [{ content: [fauxToolCall("risky", {}, "c3")] }, { content: "Done the risky thing." }];
+
 /** Instances A and B on one database: the same store and relay table, a pool each. */
-async function instances(): Promise<{ a: Instance; b: Instance; schema: string }> {
+async function instances(replies: () => FauxScriptEntry[] = script, options: Partial<Omit<SessionServerOptions, "agentFor">> = {}): Promise<{ a: Instance; b: Instance; schema: string }> {
   const schema = db.freshSchema();
   const store = new PostgresSessionStore({ pool: newPool(), schema });
   const instance = async (owner: string): Promise<Instance> => {
     const errors: unknown[] = [];
     const live = await start({
-      agentFor: (id) => new Agent({ streamFn: fauxProvider(script(), { scheduler: asyncScheduler, delay: 2, chunkSize: 4 }), initialState: { tools: TOOLS }, session: agentSession({ store, id, owner, leaseTtlMs: 120_000 }) }),
+      agentFor: (id) => new Agent({ streamFn: fauxProvider(replies(), { scheduler: asyncScheduler, delay: 2, chunkSize: 4 }), initialState: { tools: TOOLS }, session: agentSession({ store, id, owner, leaseTtlMs: 120_000 }) }),
       onHosted: (_id, agent) => agent.resume(),
       onError: (error) => errors.push(error),
       relay: postgresRelay({ pool: newPool(), schema }),
+      ...options,
     });
     return { ...live, errors };
   };
@@ -129,13 +134,48 @@ describe("several instances on one PostgreSQL: a follower on B, the run on A", (
     onB.close();
   }, 60_000);
 
-  it("a command sent to B, which does not host the session, is a 409 naming why; A runs nothing", async () => {
-    const { a, b } = await instances();
+  it("commands sent to B are forwarded to A, validated and applied there: a prompt runs on A (202 with A's id), A's refusals come back with A's words, an approval lets the run end", async () => {
+    const { a, b } = await instances(approvalScript);
     await host(a, "ann-2");
-    const response = await prompt(b.url, "ann-2");
-    expect(response.status).toBe(409);
-    expect(await response.json()).toEqual({ error: "The session runs on another instance." });
-    expect(a.agents.get("ann-2")!.events).toEqual([]);
+    const onB = new RemoteAgent({ url: `${b.url}/ann-2`, headers: () => auth });
+    const told: AgentEvent[] = [];
+    onB.events$.subscribe((event) => told.push(event));
+    await firstValueFrom(onB.connection$.pipe(filter((c) => c.status === "connected")));
+    const send = (body: unknown) => fetch(`${b.url}/ann-2/commands`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(body) });
+
+    const started = await send({ type: "prompt", text: "go" });
+    expect(started.status).toBe(202);
+    const server = a.agents.get("ann-2")!;
+    const { at } = (await started.json()) as { at: string };
+    expect(at.slice(0, at.lastIndexOf("."))).toBe((await host(a, "ann-2"))[0]!.id.split(".")[0]);
+    await firstValueFrom(server.agent.state$.pipe(filter((state) => state.pendingApprovals.length === 1)));
+
+    const again = await send({ type: "prompt", text: "again" });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: string }).error).toMatch(/already processing/);
+    const wrong = await send({ type: "approve", toolCallId: "nope" });
+    expect(wrong.status).toBe(409);
+    expect(await wrong.json()).toEqual({ error: 'No tool call "nope" waits for approval.' });
+    expect((await send({ type: "launch" })).status).toBe(400);
+
+    expect((await send({ type: "approve", toolCallId: "c3" })).status).toBe(202);
+    await firstValueFrom(onB.events$.pipe(filter((event) => event.type === "agent_end")));
+    await server.agent.waitForIdle();
+    expect(server.agent.state.outcome).toBe("completed");
+    expect(told.map(normalized)).toEqual(server.events.map(normalized));
+    // B ran nothing of it.
+    expect(b.agents.get("ann-2")!.events).toEqual([]);
+    expect([...a.errors, ...b.errors]).toEqual([]);
+    onB.close();
+  }, 60_000);
+
+  it("a command for a session whose host does not answer (A closed, its lease still held) is a 504 after relayCommandTimeoutMs", async () => {
+    const { a, b } = await instances(script, { relayCommandTimeoutMs: 300 });
+    await host(a, "ann-4");
+    a.server.close();
+    const response = await prompt(b.url, "ann-4");
+    expect(response.status).toBe(504);
+    expect(await response.json()).toEqual({ error: "The session's host did not answer in time." });
   }, 60_000);
 
   it("a late follower on B starts from A's state and ends with A's Agent's state", async () => {

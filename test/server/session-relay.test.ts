@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/index.js";
+import { checkedAnswer } from "../../src/server/forwarded-commands.js";
 import { HostedSession } from "../../src/server/hosted-session.js";
 import { RelayPublisher } from "../../src/server/relay-publisher.js";
 import { continues, entryPosition, planReplay, toldAfter, type HeldRecord, type RelayRecord, type SessionRelay } from "../../src/server/session-relay.js";
@@ -174,5 +175,21 @@ describe("RelayPublisher: the hosting side", () => {
     const last = relay.records.length;
     await settle();
     expect(relay.records.length).toBe(last);
+  });
+});
+
+describe("checkedAnswer: what an instance sends on of an answer read from the database", () => {
+  it("a host's answers pass as they are", () => {
+    expect(checkedAnswer({ status: 202, body: { at: "ep.4" } })).toEqual({ status: 202, body: { at: "ep.4" } });
+    expect(checkedAnswer({ status: 409, body: { error: "No." } })).toEqual({ status: 409, body: { error: "No." } });
+  });
+
+  it("anything else (a row written by another hand) is held to a known status and short strings", () => {
+    expect(checkedAnswer({ status: 200, body: { at: "x" } }).status).toBe(502);
+    expect(checkedAnswer({ status: 302, body: {} }).status).toBe(502);
+    expect(checkedAnswer({ status: 202, body: { at: 7 } }).status).toBe(502);
+    expect(checkedAnswer({ status: 409, body: { error: "x".repeat(5000), extra: "<script>" } })).toEqual({ status: 409, body: { error: "x".repeat(1000) } });
+    expect(checkedAnswer({ status: 400, body: "text" })).toEqual({ status: 400, body: { error: "Refused by the session's host." } });
+    expect(checkedAnswer(null as never).status).toBe(502);
   });
 });

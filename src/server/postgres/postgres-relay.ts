@@ -13,6 +13,7 @@ import { Observable } from "rxjs";
 import { hash32, pgCode, quoteIdentifier } from "../../session/stores/postgres/identifiers.js";
 import { continues, entryPosition, planReplay, toldAfter, type EntryPosition, type RelayEntry, type RelayRecord, type RelayRole, type ReplayPlan, type SessionRelay } from "../session-relay.js";
 import type { RelayPool } from "./pg-relay-types.js";
+import { postgresCommands } from "./relay-commands.js";
 import { RelayListener } from "./relay-listener.js";
 
 /** What `postgresRelay` is given. */
@@ -45,6 +46,13 @@ interface Row {
   kind: "event" | "state";
   role: RelayRole;
   data: string;
+}
+
+/** A session id fits a notification's payload, and never reads as one of the command keys ("!…"). */
+function checkSessionId(sessionId: string): void {
+  if (typeof sessionId !== "string" || sessionId.length === 0 || sessionId.length > MAX_SESSION_ID || sessionId.startsWith("!")) {
+    throw new TypeError(`postgresRelay: a session id must be 1 to ${MAX_SESSION_ID} characters, not starting with "!".`);
+  }
 }
 
 interface HeldRow {
@@ -84,6 +92,7 @@ export function postgresRelay(options: PostgresRelayOptions): SessionRelay {
   const tableName = options.table ?? "relay_entries";
   const channel = options.channel ?? "rxagent_relay";
   const table = `${identifier(schemaName, "schema name")}.${identifier(tableName, "table name")}`;
+  const commandTable = `${identifier(schemaName, "schema name")}.${identifier(`${tableName}_commands`, "table name")}`;
   const listener = new RelayListener(pool, identifier(channel, "channel name"), channel, options.onError ?? (() => undefined));
   const lockKey = hash32(`${schemaName}\u0000${tableName}`);
   let ready: Promise<void> | undefined;
@@ -106,6 +115,17 @@ export function postgresRelay(options: PostgresRelayOptions): SessionRelay {
          )`,
       );
       await client.query(`CREATE INDEX IF NOT EXISTS ${identifier(`${tableName}_session`, "index name")} ON ${table} (session_id, id)`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${commandTable} (
+           id bigserial PRIMARY KEY,
+           session_id text NOT NULL,
+           token text NOT NULL,
+           command text NOT NULL,
+           claimed boolean NOT NULL DEFAULT false,
+           answer text,
+           created_at timestamptz NOT NULL DEFAULT now()
+         )`,
+      );
       await client.query("COMMIT");
       client.release();
     } catch (error) {
@@ -116,7 +136,7 @@ export function postgresRelay(options: PostgresRelayOptions): SessionRelay {
   };
   const ensureTable = (): Promise<void> =>
     (ready ??= (async () => {
-      const { rows } = await pool.query(`SELECT to_regclass($1) IS NOT NULL AS ready`, [table]);
+      const { rows } = await pool.query(`SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ready`, [table, commandTable]);
       if (rows[0]?.ready === true) return;
       // Two instances creating it at once: the loser of a catalog race tries once more.
       await createTable().catch((error: unknown) => (DUPLICATE_OBJECT.has(pgCode(error) ?? "") ? createTable() : Promise.reject(error)));
@@ -160,7 +180,7 @@ export function postgresRelay(options: PostgresRelayOptions): SessionRelay {
 
   const publish = async (records: readonly RelayRecord[]): Promise<void> => {
     for (const { sessionId, entry } of records) {
-      if (typeof sessionId !== "string" || sessionId.length === 0 || sessionId.length > MAX_SESSION_ID) throw new TypeError(`postgresRelay: a session id must be 1 to ${MAX_SESSION_ID} characters.`);
+      checkSessionId(sessionId);
       if (typeof entry?.data !== "string" || typeof entry.id !== "string") throw new TypeError("postgresRelay: an entry needs a string id and data.");
     }
     if (records.length === 0) return;
@@ -179,6 +199,7 @@ export function postgresRelay(options: PostgresRelayOptions): SessionRelay {
 
   const follow = (sessionId: string, lastId: string | null | undefined): Observable<readonly RelayEntry[]> =>
     new Observable<readonly RelayEntry[]>((subscriber) => {
+      checkSessionId(sessionId);
       let plan: ReplayPlan | undefined;
       let lastKey = 0;
       let busy = false;
@@ -236,5 +257,6 @@ export function postgresRelay(options: PostgresRelayOptions): SessionRelay {
       return stop;
     });
 
-  return { publish, follow };
+  const commands = postgresCommands({ pool, table: commandTable, channel, listener, ensureTable, onError: options.onError ?? (() => undefined) });
+  return { publish, follow, commands };
 }
