@@ -1,8 +1,9 @@
 /**
  * The hosting instance's side of a relay: every entry of its sessions' logs, queued and published
  * one batch at a time, off the Agent's path. The Agent's event only pushes onto a queue (and,
- * every `checkpointBytes`, serializes the log's checkpoint); the relay's speed or failure never
- * reaches the run:
+ * once the entries since the last state outweigh both `checkpointBytes` and that state, at a
+ * checkpoint, serializes the log's state: never more state bytes than entry bytes); the relay's
+ * speed or failure never reaches the run:
  *
  * - a failed publish is reported (`onError`), its sessions resynced, and the next one waits
  *   (doubling from `retryMs`, up to 30 s);
@@ -38,6 +39,8 @@ interface Publication {
   readonly sessionId: string;
   readonly session: HostedSession;
   bytesSinceState: number;
+  /** The size of the last state published: a checkpoint waits for at least as many bytes of entries. */
+  stateBytes: number;
   resync: boolean;
   closed: boolean;
 }
@@ -67,7 +70,7 @@ export class RelayPublisher {
    * resync when it no longer holds its start), then each new entry. Unsubscribe to stop.
    */
   attach(sessionId: string, session: HostedSession): Subscription {
-    const publication: Publication = { sessionId, session, bytesSinceState: 0, resync: false, closed: false };
+    const publication: Publication = { sessionId, session, bytesSinceState: 0, stateBytes: 0, resync: false, closed: false };
     const { log } = session;
     const replay = log.replayAfter(log.idOf(0));
     if (replay.kind === "snapshot") this.push(publication, "resync", { n: replay.n, kind: "state", data: replay.data });
@@ -96,9 +99,9 @@ export class RelayPublisher {
         return;
       }
       this.push(publication, "entry", entry);
-      if (entry.kind === "state") publication.bytesSinceState = 0;
-      else publication.bytesSinceState += entry.data.length;
-      if (atCheckpoint && publication.bytesSinceState >= this.options.checkpointBytes) this.push(publication, "checkpoint", { n: entry.n, kind: "state", data: log.checkpointData() });
+      if (entry.kind === "event") publication.bytesSinceState += entry.data.length;
+      // Never more state than entries: a long transcript's checkpoints come as seldom as it is large.
+      if (atCheckpoint && publication.bytesSinceState >= Math.max(this.options.checkpointBytes, publication.stateBytes)) this.push(publication, "checkpoint", { n: entry.n, kind: "state", data: log.checkpointData() });
     } catch (error) {
       this.options.onError(error, publication.sessionId);
     }
@@ -106,7 +109,10 @@ export class RelayPublisher {
 
   private push(publication: Publication, role: RelayRole, entry: LoggedEvent): void {
     if (this.closed || publication.closed) return;
-    if (role !== "entry") publication.bytesSinceState = 0;
+    if (entry.kind === "state") {
+      publication.bytesSinceState = 0;
+      publication.stateBytes = entry.data.length;
+    }
     if (role === "resync") publication.resync = false;
     const record: RelayRecord = { sessionId: publication.sessionId, role, entry: { id: publication.session.log.idOf(entry.n), kind: entry.kind, data: entry.data } };
     if (this.queueBytes + entry.data.length > this.options.maxQueueBytes && this.queue.length > 0) {

@@ -16,7 +16,8 @@
  *
  * A relay keeps a session's records from its second-latest state on (a state is a `state` entry,
  * a checkpoint or a resync), so what it holds is bounded by what the host publishes between two
- * checkpoints (see `relayCheckpointBytes`), plus one streaming message.
+ * checkpoints (`relayCheckpointBytes`, or the state's size when larger), plus one streaming
+ * message.
  *
  * @module
  */

@@ -46,7 +46,7 @@ export interface SessionServerOptions {
    * has no `commands`). See `rxagent/server/postgres`.
    */
   relay?: SessionRelay;
-  /** Bytes of entries between two checkpoints a hosted session publishes to the relay (a relay keeps about twice it per session). Default 256 KiB. */
+  /** Bytes of entries between two checkpoints a hosted session publishes to the relay, and at least the state's size (a relay keeps about twice it per session). Default 256 KiB. */
   relayCheckpointBytes?: number;
   /** Bytes of entries waiting for the relay before the queue is dropped and its sessions resynced (the run never waits). Default 16 MiB. */
   relayQueueBytes?: number;

@@ -51,6 +51,8 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
  * not one; `409` to a command the Agent refuses (a prompt while a run goes, or one it cannot
  * start, with its text; an answer for a call that does not wait); `503` past `maxSessions` with
  * none idle, and once closed; `500` when a hook throws (its error goes to `onError`, not the client).
+ * With a `relay`, a command for a session another instance hosts gets that instance's answer, or
+ * `504` when none came within `relayCommandTimeoutMs`.
  *
  * @example
  * ```ts

@@ -45,7 +45,7 @@ interface Instance extends LiveServer {
   readonly errors: unknown[];
   readonly relayPool: pg.Pool;
   /** Bytes of entry data this instance published. */
-  readonly published: { bytes: number; entries: number };
+  readonly published: { bytes: number; entries: number; stateBytes: number };
 }
 
 /** Instances A and B on one database, each replying with `script()`. */
@@ -56,10 +56,14 @@ async function instances(script: () => FauxScriptEntry[], relayCheckpointBytes?:
     const errors: unknown[] = [];
     const relayPool = newPool();
     const inner = postgresRelay({ pool: relayPool, schema, onError: (error) => errors.push(error) });
-    const published = { bytes: 0, entries: 0 };
+    const published = { bytes: 0, entries: 0, stateBytes: 0 };
     const relay: SessionRelay = {
       publish: (records) => {
-        for (const record of records) (published.bytes += record.entry.data.length), published.entries++;
+        for (const record of records) {
+          published.bytes += record.entry.data.length;
+          published.entries++;
+          if (record.entry.kind === "state") published.stateBytes += record.entry.data.length;
+        }
         return inner.publish(records);
       },
       follow: (id, lastId) => inner.follow(id, lastId),
@@ -113,9 +117,12 @@ describe("the relay's table is bounded", () => {
     expect(a.published.bytes).toBeGreaterThan(200_000);
     expect(states.length).toBeGreaterThanOrEqual(1);
     expect(states.length).toBeLessThanOrEqual(2);
-    // Between two checkpoints: checkpointBytes, plus the rest of one streamed answer (~60 deltas).
-    expect(eventBytes).toBeLessThan(2 * (2048 + 16_000));
-    expect(rows.length).toBeLessThan(a.published.entries / 10);
+    // Between two checkpoints: checkpointBytes or the state's size, whichever is larger, plus the rest of one streamed answer (~60 deltas).
+    const stateBytes = Math.max(...states.map((row) => Number(row.bytes)));
+    expect(eventBytes).toBeLessThan(2 * (Math.max(2048, stateBytes) + 16_000));
+    // Never more state written than entries.
+    expect(a.published.stateBytes).toBeLessThan(a.published.bytes - a.published.stateBytes);
+    expect(rows.length).toBeLessThan(a.published.entries / 5);
     expect(a.errors).toEqual([]);
     onA.agent.close();
     onB.agent.close();
