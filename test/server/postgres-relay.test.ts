@@ -78,7 +78,7 @@ interface Frame {
 const isEnd = (frame: Frame) => frame.event === "agent" && (JSON.parse(frame.data) as { type: string }).type === "agent_end";
 
 /** A raw SSE reader of `url/id/events` from `lastId`; reads until `until` holds, then hangs up. */
-async function read(url: string, id: string, lastId: string | undefined, until: (frames: Frame[]) => boolean): Promise<Frame[]> {
+async function read(url: string, id: string, lastId: string | undefined, until: (frames: Frame[]) => boolean, onFirst?: () => void): Promise<Frame[]> {
   const abort = new AbortController();
   const response = await fetch(`${url}/${id}/events`, { headers: { ...auth, ...(lastId ? { "last-event-id": lastId } : {}) }, signal: abort.signal });
   expect(response.status).toBe(200);
@@ -97,6 +97,7 @@ async function read(url: string, id: string, lastId: string | undefined, until: 
         if (text.startsWith(":")) continue;
         const field = (name: string) => text.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2) ?? "";
         frames.push({ id: field("id"), event: field("event"), data: field("data") });
+        if (frames.length === 1) onFirst?.();
       }
     }
   } finally {
@@ -200,10 +201,13 @@ describe("SRV2 across instances: a follower moving between A and B mid-run with 
         const servers = await instances();
         const id = `ann-${from}${to}${cut}`;
         await host(servers.a, id);
-        const reference = read(servers.a.url, id, undefined, (frames) => frames.some(isEnd));
-        const first = read(servers[from].url, id, undefined, (frames) => frames.filter((frame) => frame.event === "agent").length >= cut || frames.some(isEnd));
-        // Both followers are connected before the run starts (each has read its first entry by then).
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        let opened = 0;
+        let onFirst: () => void = () => undefined;
+        const bothOpen = new Promise<void>((resolve) => (onFirst = () => void (++opened === 2 && resolve())));
+        const reference = read(servers.a.url, id, undefined, (frames) => frames.some(isEnd), () => onFirst());
+        const first = read(servers[from].url, id, undefined, (frames) => frames.filter((frame) => frame.event === "agent").length >= cut || frames.some(isEnd), () => onFirst());
+        // Both followers are connected before the run starts: each has read its first entry.
+        await bothOpen;
         expect((await prompt(servers.a.url, id)).status).toBe(202);
         const before = await first;
         const after = await read(servers[to].url, id, before.at(-1)!.id, (frames) => frames.some(isEnd) || before.some(isEnd));

@@ -156,7 +156,7 @@ describe("RelayPublisher: the hosting side", () => {
     await settle();
     expect(errors.some((error) => (error as Error).message === "relay down")).toBe(true);
     relay.fail = false;
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await expect.poll(() => relay.records.length, { timeout: 10_000 }).toBeGreaterThan(0);
     expect(relay.records[0]).toMatchObject({ role: "resync", entry: { id: session.log.lastId, kind: "state" } });
     expect(JSON.parse(relay.records[0]!.entry.data)).toEqual(JSON.parse(session.log.checkpointData()));
   });
