@@ -15,4 +15,4 @@
  */
 export { createSessionServer, type SessionServer, type SessionServerOptions } from "./session-server.js";
 export type { SessionAction, SessionCommand } from "./session-command.js";
-export type { RelayEntry, RelayRecord, RelayRole, SessionRelay } from "./session-relay.js";
+export type { CommandRelay, ForwardedAnswer, RelayEntry, RelayRecord, RelayRole, SessionRelay } from "./session-relay.js";
