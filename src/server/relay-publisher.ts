@@ -162,7 +162,13 @@ export class RelayPublisher {
       return true;
     } catch (error) {
       this.options.onError(error, batch[0]?.record.sessionId);
-      if (!this.closed) this.resync(batch.map((item) => item.publication));
+      if (!this.closed) {
+        // What those sessions queued since would follow the gap: their resync replaces it.
+        const failed = new Set(batch.map((item) => item.publication));
+        this.queue = this.queue.filter((item) => !failed.has(item.publication));
+        this.queueBytes = this.queue.reduce((sum, item) => sum + item.record.entry.data.length, 0);
+        this.resync([...failed]);
+      }
       this.delayMs = Math.min(MAX_RETRY_MS, this.delayMs === 0 ? this.options.retryMs : this.delayMs * 2);
       return false;
     }

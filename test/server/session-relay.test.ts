@@ -3,12 +3,13 @@
  * (planReplay), and the publisher — every entry of the log in order from its first state,
  * checkpoints every so many bytes, and a relay that fails or stalls never reaching the run.
  */
+import { asyncScheduler } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/index.js";
 import { checkedAnswer } from "../../src/server/forwarded-commands.js";
 import { HostedSession } from "../../src/server/hosted-session.js";
 import { RelayPublisher } from "../../src/server/relay-publisher.js";
-import { continues, entryPosition, planReplay, toldAfter, type HeldRecord, type RelayRecord, type SessionRelay } from "../../src/server/session-relay.js";
+import { continues, entryPosition, planReplay, toldAfter, type EntryPosition, type HeldRecord, type RelayRecord, type SessionRelay } from "../../src/server/session-relay.js";
 import { fauxProvider } from "../../src/testing/index.js";
 import { model } from "../helpers/fixtures.js";
 
@@ -159,6 +160,28 @@ describe("RelayPublisher: the hosting side", () => {
     await expect.poll(() => relay.records.length, { timeout: 10_000 }).toBeGreaterThan(0);
     expect(relay.records[0]).toMatchObject({ role: "resync", entry: { id: session.log.lastId, kind: "state" } });
     expect(JSON.parse(relay.records[0]!.entry.data)).toEqual(JSON.parse(session.log.checkpointData()));
+  });
+
+  it("one publish failing mid-run: what the relay then holds reads without a gap (the entries after the failure wait for the resync that replaces them)", async () => {
+    const relay = recordingRelay();
+    const publish = relay.publish;
+    let calls = 0;
+    // The failing publish takes a while: entries queue behind it meanwhile.
+    relay.publish = (records) => (++calls === 3 ? new Promise((_, reject) => setTimeout(() => reject(new Error("relay down once")), 30)) : publish(records));
+    const errors: unknown[] = [];
+    const agent = new Agent({ streamFn: fauxProvider(longScript(2), { scheduler: asyncScheduler, delay: 1 }), initialState: { model } });
+    const session = new HostedSession(agent, "ep", 1 << 20, (error) => errors.push(error));
+    new RelayPublisher({ relay, onError: (error) => errors.push(error), checkpointBytes: 1 << 20, maxQueueBytes: 1 << 20, retryMs: 1 }).attach("s1", session);
+    await agent.prompt("one");
+    await agent.prompt("two");
+    await expect.poll(() => relay.records.some((record) => record.role === "resync"), { timeout: 10_000 }).toBe(true);
+    expect(errors.map(String)).toEqual(["Error: relay down once"]);
+    let last: EntryPosition | undefined;
+    for (const record of relay.records.filter((one) => one.role !== "checkpoint")) {
+      expect(continues(last, record), `${record.role} ${record.entry.id} after ${JSON.stringify(last)}`).toBe(true);
+      last = entryPosition(record.entry.id);
+    }
+    expect(relay.records.filter((record) => record.role === "entry").length).toBeLessThan(session.log.lastNumber);
   });
 
   it("a relay that never answers: the run ends, and what waits is bounded (the queue dropped, reported)", async () => {
