@@ -84,6 +84,28 @@ describe("LinkedObserver", () => {
     expect(log).toEqual(["error boom"]);
   });
 
+  it("inside its complete handler it is already stopped: a re-entrant complete or error delivers nothing", () => {
+    const log: string[] = [];
+    const observer: LinkedObserver<number> = new LinkedObserver<number>({
+      error: (e) => log.push(`error ${String(e)}`),
+      complete: () => {
+        log.push("complete");
+        observer.complete();
+        observer.error("late");
+      },
+    });
+    observer.complete();
+    expect(log).toEqual(["complete"]);
+  });
+
+  it("without a complete handler, completing only unsubscribes it", () => {
+    const log: string[] = [];
+    const observer = new LinkedObserver<number>({ error: (e) => log.push(`error ${String(e)}`) });
+    observer.add(() => log.push("teardown"));
+    observer.complete();
+    expect(log).toEqual(["teardown"]);
+  });
+
   it("unsubscribed from outside, it hears no error or completion", () => {
     const log: string[] = [];
     const observer = new LinkedObserver<number>({ error: (e) => log.push(`error ${String(e)}`), complete: () => log.push("complete") });
