@@ -14,9 +14,11 @@
  *   node bench/server-load.mjs            the full run, writes bench/SERVER-LOAD.md and bench/server-load/results.json
  *   node bench/server-load.mjs --quick    100 followers, 10 streaming, shorter runs; nothing written
  *   --clients=N --streaming=M             other sizes (nothing written unless they are the full run's)
+ *   node bench/server-load.mjs --render   SERVER-LOAD.md again from server-load/results.json (after editing server-load/FINDINGS.md)
  *   --backlog=N                           the server listens with that backlog, not Node's default 511 (nothing written)
+ *   RXAGENT_DIST=<dir> RXAGENT_DIST_COMMIT=<sha>   another build than dist/ (a clean export of that commit)
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Follower, Tally, closePool, inBatches, post } from "./server-load/follower.mjs";
@@ -25,6 +27,11 @@ import { listenOverflows, startServer } from "./server-load/server-process.mjs";
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(benchDir, "..");
+// --render: SERVER-LOAD.md again from the last full run's results (after editing server-load/FINDINGS.md).
+if (process.argv.includes("--render")) {
+  writeFileSync(path.join(benchDir, "SERVER-LOAD.md"), render(JSON.parse(readFileSync(path.join(benchDir, "server-load/results.json"), "utf8"))));
+  process.exit(0);
+}
 const quick = process.argv.includes("--quick");
 const arg = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
 const CLIENTS = arg("clients", quick ? 100 : 1000);
@@ -46,7 +53,7 @@ const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (text) => process.stderr.write(`${text}\n`);
 
-if (!existsSync(path.join(root, "dist/server/index.js"))) throw new Error("bench/server-load.mjs runs against dist/: run `npm run build` first.");
+if (!existsSync(path.join(process.env.RXAGENT_DIST ?? path.join(root, "dist"), "server/index.js"))) throw new Error("bench/server-load.mjs runs against dist/: run `npm run build` first.");
 
 async function until(condition, timeoutMs, what) {
   const deadline = performance.now() + timeoutMs;
@@ -84,9 +91,16 @@ const floor = await (async () => {
   const bare = connect(CLIENTS);
   await inBatches(bare, CONCURRENCY, (f) => f.open());
   const connected = await bareServer.ask({ type: "memory" });
+  // The same storm as below, on bare connections: what Node's http alone takes for it.
+  const overflowsBefore = listenOverflows();
+  const dropped = await bareServer.ask({ type: "drop" }, "dropped");
+  await until(() => bare.every((f) => f.liveAt > dropped.at), 120_000, "every bare connection back");
+  const overflows = overflowsBefore === undefined ? undefined : listenOverflows() - overflowsBefore;
+  const storm = { live: distribution(Float64Array.from(bare, (f) => f.liveAt - dropped.at).sort()), overflows };
+  await bareServer.ask({ type: "storm" });
   for (const f of [...warm, ...bare]) f.close();
   bareServer.stop();
-  return { baseline, connected };
+  return { baseline, connected, storm };
 })();
 const server = await startServer(BACKLOG);
 const { port, ask } = server;

@@ -18,7 +18,7 @@
  *   ← { type: "storm" }   → { type: "storm", arrived, answered }   since the drop: each event-stream request's
  *                            arrival (ms after `at`) and the time from its arrival to its 200 (headers flushed)
  *
- * Usage: node --expose-gc bench/server-load/server.mjs [--backlog=N]
+ * Usage: node --expose-gc bench/server-load/server.mjs [--backlog=N]   (RXAGENT_DIST=<dir>: another build than dist/)
  */
 import http from "node:http";
 import path from "node:path";
@@ -30,8 +30,9 @@ import { asyncScheduler, map } from "rxjs";
 if (typeof global.gc !== "function") throw new Error("run with --expose-gc");
 if (!process.send) throw new Error("bench/server-load/server.mjs is started by bench/server-load.mjs (it talks over IPC)");
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const load = (file) => import(pathToFileURL(path.join(root, "dist", file)).href);
+// The library as built in dist/, or another build of it (RXAGENT_DIST: a clean export of a commit).
+const dist = process.env.RXAGENT_DIST ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist");
+const load = (file) => import(pathToFileURL(path.join(dist, file)).href);
 const { Agent } = await load("index.js");
 const { createSessionServer } = await load("server/index.js");
 const { toNodeListener } = await load("server/node.js");
@@ -74,10 +75,11 @@ const streams = new Set();
 const listener = toNodeListener(sessions.handle);
 // The floor: what a bare SSE connection costs on Node's http (headers, one entry, a heartbeat
 // timer), beside which a follower's memory is read.
-function floor(res) {
+function floor(req, res) {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
   res.flushHeaders();
-  res.write("id: floor.1\nevent: state\ndata: {}\n\n");
+  // Its one entry, unless the follower already read it (a reconnect).
+  if (!req.headers["last-event-id"]) res.write("id: floor.1\nevent: state\ndata: {}\n\n");
   const heartbeat = setInterval(() => res.write(": heartbeat\n\n"), 15_000);
   res.on("close", () => clearInterval(heartbeat));
 }
@@ -96,13 +98,13 @@ function timeReconnect(res) {
 }
 
 const server = http.createServer((req, res) => {
-  if (req.url?.startsWith("/floor/")) return floor(res);
   if (req.method === "GET") {
     if (storm) timeReconnect(res);
     streams.add(res);
     res.on("close", () => streams.delete(res));
   }
-  listener(req, res);
+  if (req.url?.startsWith("/floor/")) floor(req, res);
+  else listener(req, res);
 });
 
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
