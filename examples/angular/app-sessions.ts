@@ -7,7 +7,7 @@
  *
  * server.ts mounts it under `/sessions` when started with `--sessions`.
  */
-import { distinctUntilChanged, map, skip, type Subscription } from "rxjs";
+import { distinctUntilChanged, map, skip, type Subscription, tap } from "rxjs";
 import { Agent, type AgentTool, type Model, type StreamFn } from "../../src/index.js"; // in your app: from "rxagent"
 import { bearerToken, tokenMatcher } from "../../src/providers/proxy/proxy-auth.js";
 import { createSessionServer, type SessionServer } from "../../src/server/index.js"; // in your app: from "rxagent/server"
@@ -75,16 +75,13 @@ export function createAppSessions(options: AppSessionsOptions): SessionServer {
       watching.set(id, runs.subscribe((streaming) => log(streaming ? `session ${id}: run started` : `session ${id}: run ended (${agent.state.outcome ?? "no outcome"})`)));
       return agent;
     },
-    // The journal may hold a run a killed process left open: finish it before serving the session.
-    onHosted: async (id, agent) => {
-      try {
-        await agent.resume();
-      } catch (error) {
+    // The journal may hold a run a killed process left open: the server serves the session once
+    // the resume has begun, and the resumed run goes on in front of its followers.
+    onHosted: (id, agent) =>
+      agent.resume$().pipe(
         // Not hosted: the next request makes a new Agent.
-        watching.get(id)?.unsubscribe();
-        throw error;
-      }
-    },
+        tap({ error: () => watching.get(id)?.unsubscribe() }),
+      ),
     onReleased: (id, agent) => {
       watching.get(id)?.unsubscribe();
       watching.delete(id);

@@ -12,6 +12,7 @@ import type { AgentState } from "../agent/agent-state-types.js";
 import { initialAgentState, type AgentStateValue, type AgentStateView } from "../agent/agent-state-reducer.js";
 import { initialRunState, withErrorMessage } from "../loop/run-state.js";
 import { EventLog, type LoggedEvent } from "./event-log.js";
+import { untilBegun } from "./until-begun.js";
 
 /** `state` as a view to install: what a follower needs of it, the run state only as its error. */
 function viewOfAgent(state: AgentState): AgentStateView {
@@ -53,6 +54,8 @@ export class HostedSession {
   private readonly live = new Subject<LoggedEvent>();
   private readonly subscriptions: Subscription[] = [];
   private followers = 0;
+  /** A resume is beginning: the state it restores is installed once it has begun, not before. */
+  private resuming = false;
 
   constructor(
     readonly agent: Agent,
@@ -74,7 +77,7 @@ export class HostedSession {
         }
       }),
       agent.state$
-        .pipe(filter(() => !agent.state.isStreaming && !this.log.view.isStreaming && drifted(this.log.view, agent.state)))
+        .pipe(filter(() => !this.resuming && !agent.state.isStreaming && !this.log.view.isStreaming && drifted(this.log.view, agent.state)))
         .subscribe(() => this.live.next(this.log.install(viewOfAgent(agent.state)))),
     );
   }
@@ -111,6 +114,25 @@ export class HostedSession {
   }
 
   /** Stops hearing the Agent; followers' streams complete. The Agent itself is the app's. */
+  /**
+   * Hosts with `resuming` (what `onHosted` returned, `agent.resume$()`): subscribed and kept until
+   * the session is let go; resolves once it has emitted or completed. The state it restores is
+   * installed then, in the same synchronous step, as the Agent has it: a resumed run that goes
+   * on is installed streaming, so no follower takes the restored transcript for the run's end.
+   */
+  async resume(resuming: Observable<unknown>, onLaterError: (error: unknown) => void): Promise<void> {
+    this.resuming = true;
+    const begun = (): void => {
+      this.resuming = false;
+      this.live.next(this.log.install(viewOfAgent(this.agent.state)));
+    };
+    try {
+      this.subscriptions.push(await untilBegun(resuming, onLaterError, begun));
+    } finally {
+      this.resuming = false;
+    }
+  }
+
   close(): void {
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.live.complete();

@@ -83,13 +83,15 @@ function refusalText(error: unknown): string {
 }
 
 /**
- * Starts a run with `text`: resolves when it has begun (`undefined`) or was refused (the
- * refusal). A failure after it began is the run's, and goes to `onRunFailure`.
+ * Starts a run with `text`: resolves once its user message has ended (`undefined`) — with a
+ * durable session, on record: an entry is stored before anyone is told of it, so a crash after
+ * the answer does not lose the prompt — or when it was refused (the refusal). A failure after it
+ * began is the run's, and goes to `onRunFailure`.
  */
 function startRun(agent: Agent, text: string, images: ImageContent[] | undefined, onRunFailure: (error: unknown) => void): Promise<CommandRefusal | undefined> {
   return new Promise((resolve) => {
     let begun = false;
-    const beginning = agent.events$.pipe(first((event) => event.type === "agent_start")).subscribe(() => {
+    const beginning = agent.events$.pipe(first((event) => event.type === "message_end" && event.message.role === "user")).subscribe(() => {
       begun = true;
       resolve(undefined);
     });

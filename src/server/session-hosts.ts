@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { isObservable, type Observable } from "rxjs";
 import type { Agent } from "../agent/agent.js";
 import { SessionLeaseHeldError } from "../session/session-errors.js";
 import { HostedSession } from "./hosted-session.js";
@@ -16,7 +17,7 @@ import type { RelayPublisher } from "./relay-publisher.js";
 /** What hosting needs of the server's options. */
 export interface HostingOptions {
   readonly agentFor: (id: string) => Agent | undefined | Promise<Agent | undefined>;
-  readonly onHosted: ((id: string, agent: Agent) => void | Promise<void>) | undefined;
+  readonly onHosted: ((id: string, agent: Agent) => void | Promise<void> | Observable<unknown>) | undefined;
   readonly onReleased: ((id: string, agent: Agent) => void) | undefined;
   readonly onError: (error: unknown, sessionId: string | undefined) => void;
   readonly maxSessions: number;
@@ -115,7 +116,10 @@ export class SessionHosts {
     if (!agent) throw new HostingRefusal(404, "Not found");
     const session = new HostedSession(agent, randomEpoch(), this.options.maxReplayBytes, (error) => this.options.onError(error, id));
     try {
-      await this.options.onHosted?.(id, agent);
+      const hosting = this.options.onHosted?.(id, agent);
+      // An Observable (a resume): served once it has begun, kept running with the hosting.
+      if (isObservable(hosting)) await session.resume(hosting, (error) => this.options.onError(error, id));
+      else await hosting;
     } catch (error) {
       session.close();
       if (!this.options.publisher || !isLeaseHeld(error)) throw error;

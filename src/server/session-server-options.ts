@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SchedulerLike } from "rxjs";
+import type { Observable, SchedulerLike } from "rxjs";
 import type { Agent } from "../agent/agent.js";
 import { describeError } from "../model/describe-error.js";
 import { redactSecrets } from "../model/redact-secrets.js";
@@ -32,8 +32,20 @@ export interface SessionServerOptions {
   maxClientBufferBytes?: number;
   /** Told of a hook or a run that failed (never sent to a client). Default: `console.error`. */
   onError?(error: unknown, sessionId: string | undefined): void;
-  /** Awaited when a session's Agent is hosted, before anything is served (to `resume()` it); a failure refuses the request (500) and hosts nothing. */
-  onHosted?(id: string, agent: Agent): void | Promise<void>;
+  /**
+   * Called when a session's Agent is hosted, before anything is served: return
+   * `agent.resume$()` to resume a durable session. An Observable is subscribed and the session
+   * served once it has emitted or completed (the journal restored, a resumed run begun), and it
+   * keeps running while hosted: the resumed run reaches followers as it goes, and an approval
+   * it waits for can be answered. A promise is awaited whole. A failure before that refuses the
+   * request (500) and hosts nothing; a later error of the Observable goes to `onError`.
+   *
+   * @example
+   * ```ts
+   * createSessionServer({ agentFor, authenticate, authorize, onHosted: (_id, agent) => agent.resume$() });
+   * ```
+   */
+  onHosted?(id: string, agent: Agent): void | Promise<void> | Observable<unknown>;
   /** Told when a session is let go (`maxSessions`, `close()`): its Agent is the app's again (to `closeSession()` it). */
   onReleased?(id: string, agent: Agent): void;
   /** Sessions hosted at once; a new one lets the longest-unused idle one go, or is refused (503). Default 1000. */
@@ -65,7 +77,7 @@ export interface ResolvedServerOptions {
   readonly maxReplayBytes: number;
   readonly maxBufferBytes: number;
   readonly onError: (error: unknown, sessionId: string | undefined) => void;
-  readonly onHosted: ((id: string, agent: Agent) => void | Promise<void>) | undefined;
+  readonly onHosted: ((id: string, agent: Agent) => void | Promise<void> | Observable<unknown>) | undefined;
   readonly onReleased: ((id: string, agent: Agent) => void) | undefined;
   readonly maxSessions: number;
   readonly relay: SessionRelay | undefined;

@@ -43,6 +43,7 @@ const SUBPATHS: Record<string, string> = {
   "rxagent/angular": "src/angular/index.ts",
   "rxagent/server": "src/server/index.ts",
   "rxagent/server/node": "src/server/node.ts",
+  "rxagent/server/postgres": "src/server/postgres/index.ts",
   "rxagent/remote": "src/remote/index.ts",
 };
 

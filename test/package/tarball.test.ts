@@ -58,6 +58,7 @@ const KNOWN_EXPORTS: Record<string, string> = {
   "rxagent/ag-ui": "createAgUiHandler",
   "rxagent/server": "createSessionServer",
   "rxagent/server/node": "toNodeListener",
+  "rxagent/server/postgres": "postgresRelay",
   "rxagent/remote": "RemoteAgent",
   "rxagent/angular": "injectAgent",
 };

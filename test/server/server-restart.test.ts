@@ -160,7 +160,7 @@ async function sweepCase(at: number, hosting: Hosting, approval: boolean): Promi
 }
 
 describe("SRV3 SRV5 S5 S6: the server crashes after any event of a run and a new one resumes it", () => {
-  it("SRV3 S5: a resumed run served as it goes (parallel calls, an approval): at every event, the follower (and one that comes later) ends with the new server's state, nothing committed lost, nothing twice", async () => {
+  it("SRV3 SRV6 S5: onHosted returns resume$() (the documented hosting), a resumed run served as it goes (parallel calls, an approval): at every event, the follower (and one that comes later) ends with the new server's state, nothing committed lost, nothing twice", async () => {
     const reference = await crashCase(Infinity, "serve-when-begun");
     expect(reference.follower.outcome).toBe("completed");
     expect(reference.events).toBeGreaterThan(40);
@@ -169,7 +169,7 @@ describe("SRV3 SRV5 S5 S6: the server crashes after any event of a run and a new
     expect(violations).toEqual([]);
   });
 
-  it("SRV3 S5: resume() awaited before serving (the documented hosting; no approval after the batch): at every event, the same", async () => {
+  it("SRV3 SRV6 S5: onHosted's promise resume() awaited whole before serving (no approval after the batch: it would never be served): at every event, the same", async () => {
     const reference = await crashCase(Infinity, "await-resume", false);
     expect(textOf(reference.follower.messages.at(-1))).toBe(FINAL_ANSWER);
     const violations: string[] = [];
