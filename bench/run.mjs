@@ -735,6 +735,7 @@ function renderMarkdown(r) {
   p(`- Node ${r.machine.node} (V8 ${r.machine.v8}); load average ${r.machine.loadAverageAtStart.join(" / ")} at start, ${r.machine.loadAverageAtEnd.join(" / ")} at end (other processes shared the machine).`);
   p(`- rxagent: commit ${r.provenance.rxagentCommit}${r.provenance.rxagentWorkingTreeDirty ? " with uncommitted changes in src/" : ""}, built with \`npm run build\` (tsc → ${r.provenance.rxagentDist === "dist/" ? "dist/" : "a clean export of that commit"}). Reference: ${r.provenance.reference} (engines ${r.provenance.referenceEngines}).`);
   peersLine(r, p);
+  p("- The session server under load (1 000 followers on one process: memory per follower, entries/s, added latency, a reconnect storm): [SERVER-LOAD.md](SERVER-LOAD.md), by `node bench/server-load.mjs`. The core before and after its reshaping: [BASELINE.md](BASELINE.md); the engine's pieces against stock rxjs: [ENGINE.md](ENGINE.md).");
   p();
   p("## Targets");
   p();

@@ -1,6 +1,7 @@
 /**
  * When a remote agent tries again after its connection dropped: exponential backoff from
- * `initialDelayMs`, doubling up to `maxDelayMs`; while the browser says it is offline, at its
+ * `initialDelayMs`, doubling up to `maxDelayMs`, each delay shortened by a random part of it
+ * (`jitter`), so tabs cut at once by a restart do not all come back in the same moment; while the browser says it is offline, at its
  * next `online` event instead. And when a connection that says nothing is taken as dropped.
  *
  * @module
@@ -14,13 +15,19 @@ export interface ReconnectOptions {
   initialDelayMs?: number;
   /** The longest delay. Default 30 s. */
   maxDelayMs?: number;
+  /** The share of each delay taken off at random, from 0 (none: every client waits the same) to 1. Default 0.5. */
+  jitter?: number;
 }
 
-/** The delay before attempt `attempt` (1 for the first): `initialDelayMs · 2^(attempt−1)`, at most `maxDelayMs`. */
-export function backoffMs(attempt: number, options: ReconnectOptions = {}): number {
+/**
+ * The delay before attempt `attempt` (1 for the first): `initialDelayMs · 2^(attempt−1)`, at most
+ * `maxDelayMs`, less `jitter · random()` of it.
+ */
+export function backoffMs(attempt: number, options: ReconnectOptions = {}, random: () => number = Math.random): number {
   const initial = options.initialDelayMs ?? 500;
   const max = options.maxDelayMs ?? 30_000;
-  return Math.min(max, initial * 2 ** Math.min(attempt - 1, 30));
+  const jitter = Math.min(1, Math.max(0, options.jitter ?? 0.5));
+  return Math.min(max, initial * 2 ** Math.min(attempt - 1, 30)) * (1 - jitter * random());
 }
 
 /**
@@ -28,7 +35,7 @@ export function backoffMs(attempt: number, options: ReconnectOptions = {}): numb
  * (`environment`: the page's window, where `navigator.onLine` and the `online` event are).
  *
  * ```text
- * attempt 3, initialDelayMs 10:  ---------------------------------------0|   (40 ms)
+ * attempt 3, initialDelayMs 10, jitter 0:  ---------------------------------------0|   (40 ms)
  * ```
  */
 export function reconnectDelay(

@@ -46,9 +46,21 @@ describe("sseMessages", () => {
 
 describe("reconnecting", () => {
   it("SRV5: backs off exponentially from initialDelayMs up to maxDelayMs", () => {
-    expect([1, 2, 3, 4, 5, 6].map((attempt) => backoffMs(attempt, { initialDelayMs: 100, maxDelayMs: 1000 }))).toEqual([100, 200, 400, 800, 1000, 1000]);
-    expect(backoffMs(1)).toBe(500);
-    expect(backoffMs(200)).toBe(30_000);
+    const none = { jitter: 0 };
+    expect([1, 2, 3, 4, 5, 6].map((attempt) => backoffMs(attempt, { ...none, initialDelayMs: 100, maxDelayMs: 1000 }))).toEqual([100, 200, 400, 800, 1000, 1000]);
+    expect(backoffMs(1, none)).toBe(500);
+    expect(backoffMs(200, none)).toBe(30_000);
+  });
+
+  it("SRV5: each delay is shortened by a random part of it, at most `jitter` of it (by default half), so clients cut at once come back spread out", () => {
+    expect(backoffMs(3, { initialDelayMs: 100 }, () => 0)).toBe(400);
+    expect(backoffMs(3, { initialDelayMs: 100 }, () => 0.5)).toBe(300);
+    expect(backoffMs(3, { initialDelayMs: 100 }, () => 0.999)).toBeCloseTo(200.2);
+    expect(backoffMs(3, { initialDelayMs: 100, jitter: 1 }, () => 0.75)).toBe(100);
+    expect(backoffMs(3, { initialDelayMs: 100, jitter: 7 }, () => 0.5)).toBe(200);
+    const spread = new Set(Array.from({ length: 50 }, () => backoffMs(1)));
+    expect(spread.size).toBeGreaterThan(40);
+    for (const delay of spread) expect(delay > 250 && delay <= 500).toBe(true);
   });
 
   it("SRV5: tells connection$ the attempt and its delay, then waits the delay on the scheduler", () => {
@@ -56,7 +68,7 @@ describe("reconnecting", () => {
       const told: AgentConnection[] = [];
       const connection = new Subject<AgentConnection>();
       connection.subscribe((c) => told.push(c));
-      expectObservable(reconnectDelay(3, { initialDelayMs: 10 }, undefined, connection)).toBe("40ms (0|)", [0]);
+      expectObservable(reconnectDelay(3, { initialDelayMs: 10, jitter: 0 }, undefined, connection)).toBe("40ms (0|)", [0]);
       expect(told).toEqual([{ status: "reconnecting", attempt: 3, delayMs: 40 }]);
     });
   });
