@@ -15,7 +15,7 @@ export interface ReconnectOptions {
   initialDelayMs?: number;
   /** The longest delay. Default 30 s. */
   maxDelayMs?: number;
-  /** The share of each delay taken off at random, from 0 (none: every client waits the same) to 1. Default 0.5. */
+  /** The share of each delay taken off at random, from 0 (none: every client waits the same) to 0.9 (more is taken as 0.9: some wait is always left). Default 0.5. */
   jitter?: number;
 }
 
@@ -26,7 +26,7 @@ export interface ReconnectOptions {
 export function backoffMs(attempt: number, options: ReconnectOptions = {}, random: () => number = Math.random): number {
   const initial = options.initialDelayMs ?? 500;
   const max = options.maxDelayMs ?? 30_000;
-  const jitter = Math.min(1, Math.max(0, options.jitter ?? 0.5));
+  const jitter = Math.min(0.9, Math.max(0, options.jitter ?? 0.5));
   return Math.min(max, initial * 2 ** Math.min(attempt - 1, 30)) * (1 - jitter * random());
 }
 

@@ -202,7 +202,8 @@ export class RemoteAgent implements AgentLike {
       const { url, fetch: fetchFn = fetch, headers, scheduler, idleTimeoutMs = 45_000 } = this.options;
       // Every answer and chunk says the link lives; silence past the bound ends this try (the teardown aborts it).
       const alive = new Subject<void>();
-      if (idleTimeoutMs !== Infinity) subscriber.add(silence(alive, idleTimeoutMs, scheduler).subscribe({ error: (error: unknown) => subscriber.error(error) }));
+      // Past 2³¹−1 ms a timer would fire at once: that long is never.
+      if (idleTimeoutMs < 2 ** 31) subscriber.add(silence(alive, idleTimeoutMs, scheduler).subscribe({ error: (error: unknown) => subscriber.error(error) }));
       const open = async (): Promise<ReadableStream<Uint8Array>> => {
         const sent = { accept: "text/event-stream", ...(await headers?.()), ...(this.lastId ? { "last-event-id": this.lastId } : {}) };
         const response = await fetchFn(`${url}/events`, { headers: sent, signal: controller.signal, cache: "no-store" });

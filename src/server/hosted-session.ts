@@ -113,7 +113,6 @@ export class HostedSession {
     return this.followers === 0 && !this.agent.state.isStreaming;
   }
 
-  /** Stops hearing the Agent; followers' streams complete. The Agent itself is the app's. */
   /**
    * Hosts with `resuming` (what `onHosted` returned, `agent.resume$()`): subscribed and kept until
    * the session is let go; resolves once it has emitted or completed. The state it restores is
@@ -133,6 +132,7 @@ export class HostedSession {
     }
   }
 
+  /** Stops hearing the Agent (and stops a resume it keeps); followers' streams complete. The Agent itself is the app's. */
   close(): void {
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.live.complete();

@@ -62,8 +62,23 @@ export class RelayPublisher {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private wake: (() => void) | undefined;
   private closed = false;
+  /** The sessions of the batch being published. */
+  private readonly inFlight = new Set<string>();
+  /** Told after each publish, whether it succeeded or failed. */
+  private attempted: Array<() => void> = [];
 
   constructor(private readonly options: RelayPublisherOptions) {}
+
+  /**
+   * Resolves once nothing of session `sessionId` is queued or being published: published, or
+   * dropped after a failed publish. Awaited before a session's lease is given up, so no record of
+   * this hosting can land after the next host's.
+   */
+  async flushed(sessionId: string): Promise<void> {
+    while (this.inFlight.has(sessionId) || this.queue.some((item) => item.record.sessionId === sessionId)) {
+      await new Promise<void>((resolve) => this.attempted.push(resolve));
+    }
+  }
 
   /**
    * Publishes what `session`'s log holds now (from its first state, or from its checkpoint as a
@@ -146,7 +161,11 @@ export class RelayPublisher {
         const batch = this.queue;
         this.queue = [];
         this.queueBytes = 0;
-        if (!(await this.publish(batch)) && !this.closed) await this.pause();
+        for (const item of batch) this.inFlight.add(item.record.sessionId);
+        const published = await this.publish(batch);
+        this.inFlight.clear();
+        for (const told of this.attempted.splice(0)) told();
+        if (!published && !this.closed) await this.pause();
       }
     } finally {
       // In the same step as the last look at the queue: a record pushed after it starts a new drain.

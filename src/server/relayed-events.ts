@@ -6,21 +6,25 @@
  *
  * @module
  */
-import { filter } from "rxjs";
+import { filter, type Observable, takeUntil } from "rxjs";
 import { eventStreamBody, type EventStreamOptions } from "./event-stream.js";
 import type { RelayEntry, SessionRelay } from "./session-relay.js";
 
 /**
  * The `text/event-stream` body of session `sessionId` read from `relay`, for a follower whose
- * last entry was `lastId`. Cancelling it (the follower left) unsubscribes from the relay.
+ * last entry was `lastId`. Cancelling it (the follower left) unsubscribes from the relay; so does
+ * `closed` (the server closes: the follower resumes on another instance).
  *
  * @example
  * ```ts
- * const body = relayedEventStream(relay, "chat-1", request.headers.get("last-event-id"), settings);
+ * const body = relayedEventStream(relay, "chat-1", request.headers.get("last-event-id"), settings, closing);
  * return new Response(body, { headers: { "content-type": "text/event-stream" } });
  * ```
  */
-export function relayedEventStream(relay: SessionRelay, sessionId: string, lastId: string | null, options: EventStreamOptions): ReadableStream<Uint8Array> {
-  const batches = relay.follow(sessionId, lastId).pipe(filter((batch) => batch.length > 0));
+export function relayedEventStream(relay: SessionRelay, sessionId: string, lastId: string | null, options: EventStreamOptions, closed: Observable<unknown>): ReadableStream<Uint8Array> {
+  const batches = relay.follow(sessionId, lastId).pipe(
+    filter((batch) => batch.length > 0),
+    takeUntil(closed),
+  );
   return eventStreamBody<RelayEntry>([], batches, (entry) => entry.id, options);
 }

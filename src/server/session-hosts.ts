@@ -24,6 +24,8 @@ export interface HostingOptions {
   readonly maxReplayBytes: number;
   /** With a relay: publishes each hosted session, and a session leased elsewhere is `HostedElsewhere`. */
   readonly publisher?: RelayPublisher | undefined;
+  /** Told when a session begins to be hosted here (commands forwarded meanwhile are looked at again). */
+  readonly onRunning?: ((id: string) => void) | undefined;
 }
 
 /** Why a session could not be hosted, as the client's status. */
@@ -130,6 +132,7 @@ export class SessionHosts {
     // Published from its first state on, once hosted (a failed hosting publishes nothing).
     this.options.publisher?.attach(id, session);
     this.running.set(id, session);
+    this.options.onRunning?.(id);
     return session;
   }
 
@@ -151,12 +154,15 @@ export class SessionHosts {
 
   private release(id: string, pending: Promise<HostedSession>): void {
     pending.then(
-      (session) => {
+      async (session) => {
         if (this.running.get(id) === session) this.running.delete(id);
         session.close();
+        // Its last entries reach the relay before its Agent (and so its lease) is the app's again:
+        // a later host's entries never land before them.
+        await this.options.publisher?.flushed(id);
         this.options.onReleased?.(id, session.agent);
       },
       () => undefined,
-    );
+    ).catch((error: unknown) => this.options.onError(error, id));
   }
 }

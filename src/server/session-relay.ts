@@ -86,8 +86,12 @@ export interface ForwardedAnswer {
 export interface CommandRelay {
   /** Sends `command` (authorized here) to the host of `sessionId`; its answer, or `undefined` when none came within `timeoutMs`. */
   forward(sessionId: string, command: unknown, timeoutMs: number): Promise<ForwardedAnswer | undefined>;
-  /** Applies the commands forwarded to the sessions `hostedIds()` names, with `apply`, until the returned function is called. */
-  serve(hostedIds: () => readonly string[], apply: (sessionId: string, command: unknown) => Promise<ForwardedAnswer>): () => void;
+  /**
+   * Applies the commands forwarded to the sessions `hostedIds()` names, with `apply`, until
+   * `stop()`; `wake()` looks again at once (a session began to be hosted here: commands sent
+   * while it was being hosted wait for it).
+   */
+  serve(hostedIds: () => readonly string[], apply: (sessionId: string, command: unknown) => Promise<ForwardedAnswer>): { stop(): void; wake(): void };
 }
 
 /** An entry's place: the hosting (`epoch`) and its number there. */
@@ -183,6 +187,8 @@ export function planReplay(held: readonly HeldRecord[], lastId: string | null | 
     const record = held[index]!;
     if (record.entry.kind === "state") return { base: record.key, after: record.key };
   }
-  return { after: held.length > 0 ? held[0]!.key - 1 : 0 };
+  // Nothing to start from yet (the relay lags behind the host): what arrives, past the follower's id.
+  const after = held.length > 0 ? held[0]!.key - 1 : 0;
+  return position ? { after, skip: position } : { after };
 }
 

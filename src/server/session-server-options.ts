@@ -93,6 +93,15 @@ function positive(value: number | undefined, fallback: number, name: string): nu
   return value;
 }
 
+/** Timers overflow past 2³¹−1 ms (to about 1 ms): a longer time is refused rather than cut short. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function duration(value: number | undefined, fallback: number, name: string, max = MAX_TIMER_MS): number {
+  const ms = positive(value, fallback, name);
+  if (ms > max) throw new TypeError(`createSessionServer: \`${name}\` must be at most ${max} ms, got ${String(value)}`);
+  return ms;
+}
+
 /** Checks `options` and fills in the defaults; throws a `TypeError` naming what is wrong. */
 export function resolveServerOptions(options: SessionServerOptions): ResolvedServerOptions {
   for (const hook of ["agentFor", "authenticate", "authorize"] as const) {
@@ -103,8 +112,8 @@ export function resolveServerOptions(options: SessionServerOptions): ResolvedSer
   const resolved: ResolvedServerOptions = {
     basePath,
     maxBodyBytes: positive(options.maxBodyBytes, 1 << 20, "maxBodyBytes"),
-    bodyTimeoutMs: positive(options.bodyTimeoutMs, 30_000, "bodyTimeoutMs"),
-    heartbeatMs: positive(options.heartbeatMs, 15_000, "heartbeatMs"),
+    bodyTimeoutMs: duration(options.bodyTimeoutMs, 30_000, "bodyTimeoutMs"),
+    heartbeatMs: duration(options.heartbeatMs, 15_000, "heartbeatMs"),
     maxReplayBytes: positive(options.maxReplayBytes, 4 << 20, "maxReplayBytes"),
     maxBufferBytes: positive(options.maxClientBufferBytes, 1 << 20, "maxClientBufferBytes"),
     onError: options.onError ?? ((error) => console.error(`rxagent session server: ${redactSecrets(describeError(error))}`)),
@@ -114,7 +123,8 @@ export function resolveServerOptions(options: SessionServerOptions): ResolvedSer
     relay: options.relay,
     relayCheckpointBytes: positive(options.relayCheckpointBytes, 256 << 10, "relayCheckpointBytes"),
     relayQueueBytes: positive(options.relayQueueBytes, 16 << 20, "relayQueueBytes"),
-    relayCommandTimeoutMs: positive(options.relayCommandTimeoutMs, 10_000, "relayCommandTimeoutMs"),
+    // Below the five minutes after which a relay may delete a command row as left behind.
+    relayCommandTimeoutMs: duration(options.relayCommandTimeoutMs, 10_000, "relayCommandTimeoutMs", 240_000),
   };
   if (options.relay !== undefined && (typeof options.relay.publish !== "function" || typeof options.relay.follow !== "function")) throw new TypeError("createSessionServer: `relay` must have `publish` and `follow`");
   return options.scheduler ? { ...resolved, scheduler: options.scheduler } : resolved;

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { Subject } from "rxjs";
 import { declaredTooLarge, readBodyText } from "../providers/proxy/proxy-body.js";
 import { eventStreamBody } from "./event-stream.js";
 import { applyForwarded, checkedAnswer } from "./forwarded-commands.js";
@@ -70,12 +71,15 @@ export function createSessionServer(options: SessionServerOptions): SessionServe
   const publisher = settings.relay
     ? new RelayPublisher({ relay: settings.relay, onError: settings.onError, checkpointBytes: settings.relayCheckpointBytes, maxQueueBytes: settings.relayQueueBytes, retryMs: 1000 })
     : undefined;
-  const hosts = new SessionHosts({ ...settings, agentFor: options.agentFor, publisher });
+  let serving: { stop(): void; wake(): void } | undefined;
+  const hosts = new SessionHosts({ ...settings, agentFor: options.agentFor, publisher, onRunning: () => serving?.wake() });
   // Commands other instances forward to the sessions hosted here.
-  const stopServing = settings.relay?.commands?.serve(
+  serving = settings.relay?.commands?.serve(
     () => hosts.hostedIds(),
     (id, body) => applyForwarded(hosts, id, body, settings.onError),
   );
+  // Ends the streams served from the relay when the server closes (hosted ones end with their sessions).
+  const closing = new Subject<void>();
   const streamHeaders = { "content-type": "text/event-stream", "cache-control": "no-store", "x-accel-buffering": "no" };
 
   const handle = async (request: Request): Promise<Response> => {
@@ -95,7 +99,7 @@ export function createSessionServer(options: SessionServerOptions): SessionServe
         if (!(await options.authorize(principal, id, "watch"))) return json(403, { error: "Not allowed" });
         const lastId = request.headers.get("last-event-id") ?? url.searchParams.get("after");
         const session = await hosts.host(id).catch((error: unknown) => {
-          if (error instanceof HostedElsewhere && settings.relay) return relayedEventStream(settings.relay, id, lastId, settings);
+          if (error instanceof HostedElsewhere && settings.relay) return relayedEventStream(settings.relay, id, lastId, settings, closing);
           throw error;
         });
         if (session instanceof ReadableStream) return new Response(session, { status: 200, headers: streamHeaders });
@@ -144,8 +148,10 @@ export function createSessionServer(options: SessionServerOptions): SessionServe
   return {
     handle,
     close: () => {
-      stopServing?.();
+      serving?.stop();
       hosts.close();
+      closing.next();
+      closing.complete();
       // What is queued is still published (the last entries of the runs); nothing waits for it.
       publisher?.close().catch((error: unknown) => settings.onError(error, undefined));
     },

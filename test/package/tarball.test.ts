@@ -488,6 +488,7 @@ import { fromAiSdk } from "rxagent/ai-sdk";
 import { createAgUiHandler, toAgUiEvents } from "rxagent/ag-ui";
 import { createSessionServer } from "rxagent/server";
 import { toNodeListener as sessionListener } from "rxagent/server/node";
+import { postgresRelay, type RelayPool } from "rxagent/server/postgres";
 import { RemoteAgent } from "rxagent/remote";
 import type { AgentLike } from "rxagent";
 
@@ -552,6 +553,7 @@ export const limited = new Agent({ streamFn: provider, initialState: { model: pr
 export const approve: (toolCallId: string) => void = (id) => limited.approve(id);
 // The agent on a server, followed from a page: a remote agent and a local one are both AgentLike.
 export const sessions = sessionListener(createSessionServer({ agentFor: () => new Agent({ streamFn: provider }), authenticate: () => "user", authorize: () => true }).handle);
+export const relayedSessions = (pool: RelayPool) => createSessionServer({ agentFor: () => new Agent({ streamFn: provider }), authenticate: () => "user", authorize: () => true, relay: postgresRelay({ pool }) });
 export const remote: AgentLike = new RemoteAgent({ url: "/sessions/chat-1" });
 export const local: AgentLike = agent;
 // AG-UI: the handler an HttpAgent runs against, and the mapping as an operator.

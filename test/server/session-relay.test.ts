@@ -60,8 +60,14 @@ describe("planReplay: where a follower starts in what the relay holds", () => {
     expect(told(held("Sx.1 ex.2 Sz.1 ez.2"), "x.2")).toEqual(["z.1", "z.2"]);
   });
 
-  it("nothing held: everything from the first record published", () => {
-    expect(planReplay([], "x.3")).toEqual({ after: 0 });
+  it("nothing held (the relay lags behind the host): everything from the first record published, past the follower's id", () => {
+    expect(planReplay([], undefined)).toEqual({ after: 0 });
+    const plan = planReplay([], "x.3");
+    expect(plan).toEqual({ after: 0, skip: { epoch: "x", n: 3 } });
+    // A follower that moved from the host before the relay had any of it is not told what it read there.
+    expect(toldAfter(plan, 1, { role: "resync", entry: { id: "x.0" } })).toBe(false);
+    expect(toldAfter(plan, 4, { role: "entry", entry: { id: "x.3" } })).toBe(false);
+    expect(toldAfter(plan, 5, { role: "entry", entry: { id: "x.4" } })).toBe(true);
   });
 
   it("continues: an entry of the same hosting must be the next number; a resync or another hosting may jump", () => {

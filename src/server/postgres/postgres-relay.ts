@@ -10,6 +10,8 @@
  * @module
  */
 import { Observable } from "rxjs";
+import { describeError } from "../../model/describe-error.js";
+import { redactSecrets } from "../../model/redact-secrets.js";
 import { hash32, pgCode, quoteIdentifier } from "../../session/stores/postgres/identifiers.js";
 import { continues, entryPosition, planReplay, toldAfter, type EntryPosition, type RelayEntry, type RelayRecord, type RelayRole, type ReplayPlan, type SessionRelay } from "../session-relay.js";
 import type { RelayPool } from "./pg-relay-types.js";
@@ -26,7 +28,7 @@ export interface PostgresRelayOptions {
   table?: string;
   /** The notification channel. Default `"rxagent_relay"`. */
   channel?: string;
-  /** Told of a `LISTEN` connection that failed or dropped (it is re-established). Default: nothing. */
+  /** Told of a `LISTEN` connection that failed or dropped (it is re-established), and of a forwarded command that could not be claimed or answered. Default: `console.error`, redacted. */
   onError?: (error: unknown) => void;
 }
 
@@ -61,7 +63,15 @@ interface HeldRow {
   readonly entry: RelayEntry;
 }
 
+/**
+ * A row as a follower is told it. Rows are the host's, but they come through the database: one
+ * whose id or data could break the event stream's framing (a line break) is refused, which ends
+ * the follower's stream rather than inject fields into it.
+ */
 function heldRow(row: Row): HeldRow {
+  if (!/^[0-9a-f]{1,64}\.\d{1,15}$/.test(row.entry_id) || (row.kind !== "event" && row.kind !== "state") || typeof row.data !== "string" || /[\r\n]/.test(row.data)) {
+    throw new Error(`postgresRelay: row ${String(row.id).slice(0, 20)} of the relay's table is not an entry the host wrote`);
+  }
   return { key: Number(row.id), role: row.role, entry: { id: row.entry_id, kind: row.kind, data: row.data } };
 }
 
@@ -91,9 +101,10 @@ export function postgresRelay(options: PostgresRelayOptions): SessionRelay {
   const schemaName = options.schema ?? "rxagent";
   const tableName = options.table ?? "relay_entries";
   const channel = options.channel ?? "rxagent_relay";
+  const reportError = options.onError ?? ((error: unknown) => console.error(`rxagent relay: ${redactSecrets(describeError(error))}`));
   const table = `${identifier(schemaName, "schema name")}.${identifier(tableName, "table name")}`;
   const commandTable = `${identifier(schemaName, "schema name")}.${identifier(`${tableName}_commands`, "table name")}`;
-  const listener = new RelayListener(pool, identifier(channel, "channel name"), channel, options.onError ?? (() => undefined));
+  const listener = new RelayListener(pool, identifier(channel, "channel name"), channel, reportError);
   const lockKey = hash32(`${schemaName}\u0000${tableName}`);
   let ready: Promise<void> | undefined;
 
@@ -257,6 +268,6 @@ export function postgresRelay(options: PostgresRelayOptions): SessionRelay {
       return stop;
     });
 
-  const commands = postgresCommands({ pool, table: commandTable, channel, listener, ensureTable, onError: options.onError ?? (() => undefined) });
+  const commands = postgresCommands({ pool, table: commandTable, channel, listener, ensureTable, onError: reportError });
   return { publish, follow, commands };
 }

@@ -22,6 +22,30 @@ export interface CommandTableContext {
   readonly onError: (error: unknown) => void;
 }
 
+interface CommandRow {
+  id: string;
+  session_id: string;
+  token: string;
+  command: string;
+}
+
+const UNREADABLE = Symbol("unreadable");
+
+/** `text` parsed, or `UNREADABLE`. */
+function readJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return UNREADABLE;
+  }
+}
+
+/** An answer row as the sender reads it: one that is not JSON is the host's failure (the sender holds it to a host's answers after). */
+function readAnswer(text: string): ForwardedAnswer {
+  const answer = readJson(text);
+  return answer === UNREADABLE ? { status: 502, body: {} } : (answer as ForwardedAnswer);
+}
+
 /** The listener's key of every forwarded command. */
 export const COMMAND_KEY = "!command";
 /** Rows a sender left (it crashed while waiting) are deleted after this long. */
@@ -48,10 +72,13 @@ export function postgresCommands(context: CommandTableContext): CommandRelay {
     const answered = new Promise<ForwardedAnswer | undefined>((resolve, reject) => ((settle = resolve), (failed = reject)));
     const check = (): void => {
       if (id === undefined) return;
-      pool.query(`SELECT answer FROM ${table} WHERE id = $1`, [id]).then(({ rows }) => {
-        const answer = rows[0]?.answer as string | null | undefined;
-        if (typeof answer === "string") settle(JSON.parse(answer) as ForwardedAnswer);
-      }, failed);
+      pool
+        .query(`SELECT answer FROM ${table} WHERE id = $1`, [id])
+        .then(({ rows }) => {
+          const answer = rows[0]?.answer as string | null | undefined;
+          if (typeof answer === "string") settle(readAnswer(answer));
+        })
+        .catch(failed);
     };
     const stop = listener.listen(`!answer:${token}`, check);
     const timer = setTimeout(() => settle(undefined), timeoutMs);
@@ -72,7 +99,7 @@ export function postgresCommands(context: CommandTableContext): CommandRelay {
     }
   };
 
-  const serve = (hostedIds: () => readonly string[], apply: (sessionId: string, command: unknown) => Promise<ForwardedAnswer>): (() => void) => {
+  const serve = (hostedIds: () => readonly string[], apply: (sessionId: string, command: unknown) => Promise<ForwardedAnswer>): { stop(): void; wake(): void } => {
     let busy = false;
     let again = false;
     let stopped = false;
@@ -87,10 +114,20 @@ export function postgresCommands(context: CommandTableContext): CommandRelay {
         [ids],
       );
       rows.sort((a, b) => Number(a.id) - Number(b.id));
-      for (const row of rows as Array<{ id: string; session_id: string; token: string; command: string }>) {
-        const answer = await apply(row.session_id, JSON.parse(row.command) as unknown);
-        await pool.query(`WITH updated AS (UPDATE ${table} SET answer = $2 WHERE id = $1 RETURNING token) SELECT pg_notify($3, '!answer:' || token || ' .') FROM updated`, [row.id, JSON.stringify(answer), channel]);
-      }
+      // In order within a session; sessions side by side, so one slow prompt holds up no other session's commands.
+      const bySession = new Map<string, CommandRow[]>();
+      for (const row of rows as CommandRow[]) bySession.set(row.session_id, [...(bySession.get(row.session_id) ?? []), row]);
+      await Promise.all(
+        [...bySession.values()].map(async (sessionRows) => {
+          for (const row of sessionRows) {
+            // A row that is not JSON (written by hand, not by a sender) is answered as a bad command;
+            // the rows claimed with it are still applied.
+            const command = readJson(row.command);
+            const answer = command === UNREADABLE ? { status: 400, body: { error: "The forwarded command is not JSON." } } : await apply(row.session_id, command);
+            await pool.query(`WITH updated AS (UPDATE ${table} SET answer = $2 WHERE id = $1 RETURNING token) SELECT pg_notify($3, '!answer:' || token || ' .') FROM updated`, [row.id, JSON.stringify(answer), channel]);
+          }
+        }),
+      );
     };
     // One claim at a time; a notification during one claims again after it.
     const wake = (): void => {
@@ -108,10 +145,13 @@ export function postgresCommands(context: CommandTableContext): CommandRelay {
           if (again) wake();
         });
     };
-    const stop = listener.listen(COMMAND_KEY, wake);
-    return () => {
-      stopped = true;
-      stop();
+    const stopListening = listener.listen(COMMAND_KEY, wake);
+    return {
+      stop: () => {
+        stopped = true;
+        stopListening();
+      },
+      wake,
     };
   };
 
