@@ -51,6 +51,8 @@ export interface AgentLike {
   readonly connection$?: Observable<AgentConnection>;
   /** Starts a run with `input`; resolves when it has settled. Rejects while a run is active. */
   prompt(input: PromptInput, images?: ImageContent[]): Promise<void>;
+  /** {@link AgentLike.prompt} as an Observable (cold): subscribing starts the run, its events arrive as they happen, it completes when the run has settled, and unsubscribing before that aborts the run. */
+  prompt$(input: PromptInput, images?: ImageContent[]): Observable<AgentEvent>;
   /** Queues a message for after the current turn. */
   steer(message: AgentMessage | string): void;
   /** Queues a message for when the run would otherwise stop. */

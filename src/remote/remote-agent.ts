@@ -106,6 +106,36 @@ export class RemoteAgent implements AgentLike {
     const { at } = await this.send(commandBody.prompt(input, images));
     await this.endAfter(at);
   }
+  /**
+   * `prompt()` as an Observable (cold): the run's events from its `agent_start`; completes when
+   * the run has settled, errors with the server's text when refused. Unsubscribing before that
+   * stops the run on the server (an abort sent once the prompt was accepted).
+   *
+   * ```text
+   * prompt$("hi"):  --s-u-u-e|     (s agent_start, e agent_end)
+   * unsubscribed:   --s-u-!        → abort
+   * ```
+   */
+  prompt$(input: PromptInput, images?: ImageContent[]): Observable<AgentEvent> {
+    return new Observable<AgentEvent>((subscriber) => {
+      if (typeof input !== "string") throw new TypeError("A remote agent is prompted with text (and images): the server makes the user message.");
+      let started = false;
+      let settled = false;
+      const events = this.events.subscribe((event) => {
+        if (!started && event.type !== "agent_start") return;
+        started = true;
+        subscriber.next(event);
+      });
+      const accepted = this.send(commandBody.prompt(input, images));
+      const done = (end: () => void) => () => ((settled = true), end());
+      accepted.then(({ at }) => this.endAfter(at)).then(done(() => subscriber.complete()), (error: unknown) => done(() => subscriber.error(error))());
+      return () => {
+        events.unsubscribe();
+        if (!settled) accepted.then(() => this.abort(), () => undefined).catch(() => undefined);
+      };
+    });
+  }
+
   steer(message: AgentMessage | string): Promise<void> {
     return this.fire(() => commandBody.text("steer", message));
   }

@@ -164,6 +164,7 @@ describe("createAgUiHandler with an AgentLike that is not an Agent", () => {
       state$: inner.state$,
       events$: inner.events$,
       prompt: (input) => inner.prompt(input),
+      prompt$: (input) => inner.prompt$(input),
       steer: (message) => inner.steer(message),
       followUp: (message) => inner.followUp(message),
       abort: () => inner.abort(),

@@ -4,7 +4,7 @@
  * streams count their subscribers.
  */
 import { createEnvironmentInjector, type EnvironmentInjector, Injector, type Provider, provideZonelessChangeDetection } from "@angular/core";
-import { BehaviorSubject, defer, finalize, map, type Observable, Subject, timer } from "rxjs";
+import { BehaviorSubject, defer, EMPTY, finalize, map, type Observable, Subject, timer } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { expect } from "vitest";
 import type { AgentConnection, AgentLike, AgentViewState } from "../../src/agent/agent-like.js";
@@ -86,6 +86,12 @@ export class FakeRemoteAgent implements AgentLike {
   prompt(): Promise<void> {
     this.calls.push("prompt");
     return Promise.resolve();
+  }
+  prompt$(): Observable<AgentEvent> {
+    return defer(() => {
+      this.calls.push("prompt$");
+      return EMPTY;
+    });
   }
   /** Set: the server refuses the next steering and follow-up messages (the requests fail). */
   refusing: Error | undefined;
