@@ -33,6 +33,8 @@ export interface RelayPublisherOptions {
 }
 
 const MAX_RETRY_MS = 30_000;
+/** How long a session that is let go waits for the relay to take its last entries. */
+const FLUSH_LIMIT_MS = 10_000;
 
 /** One hosted session's publishing. */
 interface Publication {
@@ -74,9 +76,26 @@ export class RelayPublisher {
    * dropped after a failed publish. Awaited before a session's lease is given up, so no record of
    * this hosting can land after the next host's.
    */
-  async flushed(sessionId: string): Promise<void> {
-    while (this.inFlight.has(sessionId) || this.queue.some((item) => item.record.sessionId === sessionId)) {
-      await new Promise<void>((resolve) => this.attempted.push(resolve));
+  async flushed(sessionId: string, limitMs = FLUSH_LIMIT_MS): Promise<void> {
+    let waited = false;
+    const limit = setTimeout(() => {
+      waited = true;
+      for (const told of this.attempted.splice(0)) told();
+    }, limitMs);
+    try {
+      while (this.inFlight.has(sessionId) || this.queue.some((item) => item.record.sessionId === sessionId)) {
+        if (waited) {
+          // A publish that hangs (a split network, a query without a timeout) does not hold the
+          // lease for ever: what is still queued is dropped, and a later hosting resyncs.
+          this.queue = this.queue.filter((item) => item.record.sessionId !== sessionId);
+          this.queueBytes = this.queue.reduce((sum, item) => sum + item.record.entry.data.length, 0);
+          this.options.onError(new Error(`The relay did not take session ${JSON.stringify(sessionId.slice(0, 200))}'s last entries within ${limitMs} ms; the session is let go without them.`), sessionId);
+          return;
+        }
+        await new Promise<void>((resolve) => this.attempted.push(resolve));
+      }
+    } finally {
+      clearTimeout(limit);
     }
   }
 

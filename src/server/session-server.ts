@@ -99,7 +99,7 @@ export function createSessionServer(options: SessionServerOptions): SessionServe
         if (!(await options.authorize(principal, id, "watch"))) return json(403, { error: "Not allowed" });
         const lastId = request.headers.get("last-event-id") ?? url.searchParams.get("after");
         const session = await hosts.host(id).catch((error: unknown) => {
-          if (error instanceof HostedElsewhere && settings.relay) return relayedEventStream(settings.relay, id, lastId, settings, closing);
+          if (error instanceof HostedElsewhere && settings.relay) return relayedEventStream(settings.relay, id, lastId, settings, closing, settings.onError);
           throw error;
         });
         if (session instanceof ReadableStream) return new Response(session, { status: 200, headers: streamHeaders });

@@ -3,7 +3,7 @@
  * is not JSON is answered 400 and the rows claimed with it are still applied; an answer that is
  * not JSON is a 502, never an unhandled rejection; a session's lease is given up (`onReleased`)
  * only once its queued entries were published; `close()` ends the streams served from the relay;
- * a relay row that would break the stream's framing ends the follower's stream; a follower that
+ * a relay row that would break the stream's framing is left out and reported; a follower that
  * moves to B before the relay held anything of A's hosting is not told again what it read.
  * Two instances on the embedded PostgreSQL, as in postgres-relay.test.ts (SRV7, SRV9).
  */
@@ -144,7 +144,7 @@ describe("what comes through the database is not trusted (SRV9)", () => {
     expect((await fetch(`${b.url}/ann-answer/commands`, { method: "POST", headers: auth })).status).toBe(415);
   }, 60_000);
 
-  it("a relay row whose data holds a line break ends the follower's stream on B; no field it carries reaches the follower", async () => {
+  it("a relay row whose data holds a line break is left out and reported; no field it carries reaches the follower on B, which goes on with the host's entries", async () => {
     const { a, b, schema } = await instances();
     await hostOnA(a, schema, "ann-frame");
     const onB = await followOnB(b, "ann-frame");
@@ -156,9 +156,14 @@ describe("what comes through the database is not trusted (SRV9)", () => {
        SELECT pg_notify('rxagent_relay', 'ann-frame ' || id) FROM r`,
       [next, '{"type":"agent_start"}\nid: injected.1\nevent: state\ndata: {"messages":[]}'],
     );
-    await onB.until((frames) => frames.some((frame) => frame.raw.includes("injected")));
+    await expect.poll(() => b.errors.map(String).join("\n"), { timeout: 10_000 }).toContain("not an entry the host wrote");
+    // The host's own next entries still reach B's follower: a run prompted on A, to its end.
+    const prompted = await fetch(`${a.url}/ann-frame/commands`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ type: "prompt", text: "go" }) });
+    expect(prompted.status).toBe(202);
+    await onB.until((frames) => frames.some(isEnd));
+    expect(onB.frames.some(isEnd)).toBe(true);
     expect(onB.frames.filter((frame) => frame.raw.includes("injected"))).toEqual([]);
-    expect(onB.ended()).not.toBe("open");
+    expect(onB.ended()).toBe("open");
     await onB.close();
   }, 60_000);
 });

@@ -3,7 +3,7 @@
  * (planReplay), and the publisher — every entry of the log in order from its first state,
  * checkpoints every so many bytes, and a relay that fails or stalls never reaching the run.
  */
-import { asyncScheduler } from "rxjs";
+import { asyncScheduler, EMPTY } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/index.js";
 import { checkedAnswer } from "../../src/server/forwarded-commands.js";
@@ -225,5 +225,18 @@ describe("checkedAnswer: what an instance sends on of an answer read from the da
     expect(checkedAnswer({ status: 409, body: { error: "x".repeat(5000), extra: "<script>" } })).toEqual({ status: 409, body: { error: "x".repeat(1000) } });
     expect(checkedAnswer({ status: 400, body: "text" })).toEqual({ status: 400, body: { error: "Refused by the session's host." } });
     expect(checkedAnswer(null as never).status).toBe(502);
+  });
+});
+
+describe("RelayPublisher.flushed: a session let go waits for its last entries, within a limit", () => {
+  it("SRV8: a publish that hangs holds the release at most the limit; what is still queued is dropped and reported", async () => {
+    const errors: unknown[] = [];
+    const hung: SessionRelay = { publish: () => new Promise<void>(() => undefined), follow: () => EMPTY };
+    const { session } = await hostedRun(recordingRelay());
+    const publisher = new RelayPublisher({ relay: hung, onError: (error) => errors.push(error), checkpointBytes: 1 << 20, maxQueueBytes: 1 << 20, retryMs: 1 });
+    publisher.attach("s1", session);
+    // The hung publish holds the session's first batch: only the limit ends the wait, and says so.
+    await publisher.flushed("s1", 30);
+    expect(errors.map(String).join("\n")).toContain("did not take session \"s1\"'s last entries within 30 ms");
   });
 });

@@ -64,15 +64,21 @@ interface HeldRow {
 }
 
 /**
- * A row as a follower is told it. Rows are the host's, but they come through the database: one
- * whose id or data could break the event stream's framing (a line break) is refused, which ends
- * the follower's stream rather than inject fields into it.
+ * The rows as a follower is told them. Rows are the host's, but they come through the database:
+ * one whose id or data could break the event stream's framing (a line break) is left out and
+ * reported, never sent, and the rows around it are (a row the host wrote in its place is missing
+ * then: the follower's stream ends at that gap, to resume).
  */
-function heldRow(row: Row): HeldRow {
-  if (!/^[0-9a-f]{1,64}\.\d{1,15}$/.test(row.entry_id) || (row.kind !== "event" && row.kind !== "state") || typeof row.data !== "string" || /[\r\n]/.test(row.data)) {
-    throw new Error(`postgresRelay: row ${String(row.id).slice(0, 20)} of the relay's table is not an entry the host wrote`);
+function heldRows(rows: readonly Row[], report: (error: unknown) => void): HeldRow[] {
+  const held: HeldRow[] = [];
+  for (const row of rows) {
+    if (!/^[0-9a-f]{1,64}\.\d{1,15}$/.test(row.entry_id) || (row.kind !== "event" && row.kind !== "state") || typeof row.data !== "string" || /[\r\n]/.test(row.data)) {
+      report(new Error(`postgresRelay: row ${String(row.id).slice(0, 20)} of the relay's table is not an entry the host wrote; left out`));
+      continue;
+    }
+    held.push({ key: Number(row.id), role: row.role, entry: { id: row.entry_id, kind: row.kind, data: row.data } });
   }
-  return { key: Number(row.id), role: row.role, entry: { id: row.entry_id, kind: row.kind, data: row.data } };
+  return held;
 }
 
 function identifier(name: string, what: string): string {
@@ -231,17 +237,17 @@ export function postgresRelay(options: PostgresRelayOptions): SessionRelay {
         await ensureTable();
         if (!plan) {
           const { rows } = await pool.query(`SELECT id, entry_id, kind, role, data FROM ${table} WHERE session_id = $1 ORDER BY id`, [sessionId]);
-          const held = (rows as Row[]).map(heldRow);
+          const held = heldRows(rows as Row[], reportError);
           plan = planReplay(held, lastId);
           last = plan.skip;
-          lastKey = Math.max(plan.after, held.at(-1)?.key ?? 0);
+          lastKey = Math.max(plan.after, Number((rows as Row[]).at(-1)?.id ?? 0));
           const told = toldOf(held, plan);
           if (!subscriber.closed) subscriber.next(told);
           return;
         }
         for (;;) {
           const { rows } = await pool.query(`SELECT id, entry_id, kind, role, data FROM ${table} WHERE session_id = $1 AND id > $2 ORDER BY id LIMIT ${READ_ROWS}`, [sessionId, lastKey]);
-          const told = toldOf((rows as Row[]).map(heldRow), plan);
+          const told = toldOf(heldRows(rows as Row[], reportError), plan);
           if (rows.length > 0) lastKey = Number((rows as Row[]).at(-1)!.id);
           if (subscriber.closed) return;
           if (told.length > 0) subscriber.next(told);
