@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { Subscription } from "rxjs";
+import { asyncScheduler, type SchedulerLike, type Subscription, timer } from "rxjs";
 import type { LoggedEvent } from "./event-log.js";
 import type { HostedSession } from "./hosted-session.js";
 import type { RelayRecord, RelayRole, SessionRelay } from "./session-relay.js";
@@ -30,6 +30,8 @@ export interface RelayPublisherOptions {
   readonly maxQueueBytes: number;
   /** The first wait after a failed publish. */
   readonly retryMs: number;
+  /** Where its waits run (the server's scheduler; virtual time in tests). Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike | undefined;
 }
 
 const MAX_RETRY_MS = 30_000;
@@ -61,7 +63,7 @@ export class RelayPublisher {
   private queueBytes = 0;
   private draining: Promise<void> | undefined;
   private delayMs = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timer: Subscription | undefined;
   private wake: (() => void) | undefined;
   private closed = false;
   /** The sessions of the batch being published. */
@@ -78,10 +80,10 @@ export class RelayPublisher {
    */
   async flushed(sessionId: string, limitMs = FLUSH_LIMIT_MS): Promise<void> {
     let waited = false;
-    const limit = setTimeout(() => {
+    const limit = this.after(limitMs, () => {
       waited = true;
       for (const told of this.attempted.splice(0)) told();
-    }, limitMs);
+    });
     try {
       while (this.inFlight.has(sessionId) || this.queue.some((item) => item.record.sessionId === sessionId)) {
         if (waited) {
@@ -95,7 +97,7 @@ export class RelayPublisher {
         await new Promise<void>((resolve) => this.attempted.push(resolve));
       }
     } finally {
-      clearTimeout(limit);
+      limit.unsubscribe();
     }
   }
 
@@ -117,7 +119,7 @@ export class RelayPublisher {
   /** Publishes what is queued, then stops: what is attached later is not published. */
   close(): Promise<void> {
     this.closed = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer?.unsubscribe();
     this.wake?.();
     return this.draining ?? Promise.resolve();
   }
@@ -212,11 +214,16 @@ export class RelayPublisher {
     }
   }
 
+  /** `then` after `ms` on the scheduler. */
+  private after(ms: number, then: () => void): Subscription {
+    return timer(ms, this.options.scheduler ?? asyncScheduler).subscribe(then);
+  }
+
   /** Waits after a failure (cut short by `close()`). */
   private async pause(): Promise<void> {
     await new Promise<void>((resolve) => {
       this.wake = resolve;
-      this.timer = setTimeout(resolve, this.delayMs);
+      this.timer = this.after(this.delayMs, resolve);
     });
     this.timer = undefined;
     this.wake = undefined;

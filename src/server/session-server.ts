@@ -69,7 +69,7 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 export function createSessionServer(options: SessionServerOptions): SessionServer {
   const settings = resolveServerOptions(options);
   const publisher = settings.relay
-    ? new RelayPublisher({ relay: settings.relay, onError: settings.onError, checkpointBytes: settings.relayCheckpointBytes, maxQueueBytes: settings.relayQueueBytes, retryMs: 1000 })
+    ? new RelayPublisher({ relay: settings.relay, onError: settings.onError, checkpointBytes: settings.relayCheckpointBytes, maxQueueBytes: settings.relayQueueBytes, retryMs: 1000, scheduler: settings.scheduler })
     : undefined;
   let serving: { stop(): void; wake(): void } | undefined;
   const hosts = new SessionHosts({ ...settings, agentFor: options.agentFor, publisher, onRunning: () => serving?.wake() });

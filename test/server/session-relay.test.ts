@@ -3,7 +3,7 @@
  * (planReplay), and the publisher — every entry of the log in order from its first state,
  * checkpoints every so many bytes, and a relay that fails or stalls never reaching the run.
  */
-import { asyncScheduler, EMPTY } from "rxjs";
+import { asyncScheduler, EMPTY, VirtualTimeScheduler } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/index.js";
 import { checkedAnswer } from "../../src/server/forwarded-commands.js";
@@ -12,6 +12,7 @@ import { RelayPublisher } from "../../src/server/relay-publisher.js";
 import { continues, entryPosition, planReplay, toldAfter, type EntryPosition, type HeldRecord, type RelayRecord, type SessionRelay } from "../../src/server/session-relay.js";
 import { fauxProvider } from "../../src/testing/index.js";
 import { model } from "../helpers/fixtures.js";
+import { flushPromises } from "../helpers/controlled-promise.js";
 
 const held = (spec: string): HeldRecord[] =>
   spec.split(" ").map((word, index) => {
@@ -233,10 +234,17 @@ describe("RelayPublisher.flushed: a session let go waits for its last entries, w
     const errors: unknown[] = [];
     const hung: SessionRelay = { publish: () => new Promise<void>(() => undefined), follow: () => EMPTY };
     const { session } = await hostedRun(recordingRelay());
-    const publisher = new RelayPublisher({ relay: hung, onError: (error) => errors.push(error), checkpointBytes: 1 << 20, maxQueueBytes: 1 << 20, retryMs: 1 });
+    const scheduler = new VirtualTimeScheduler();
+    const publisher = new RelayPublisher({ relay: hung, onError: (error) => errors.push(error), checkpointBytes: 1 << 20, maxQueueBytes: 1 << 20, retryMs: 1, scheduler });
     publisher.attach("s1", session);
-    // The hung publish holds the session's first batch: only the limit ends the wait, and says so.
-    await publisher.flushed("s1", 30);
+    // The hung publish holds the session's first batch: only the limit, on the scheduler, ends the wait, and says so.
+    let flushed = false;
+    const done = publisher.flushed("s1", 30).then(() => (flushed = true));
+    await flushPromises();
+    expect(flushed).toBe(false);
+    expect(errors).toEqual([]);
+    scheduler.flush();
+    await done;
     expect(errors.map(String).join("\n")).toContain("did not take session \"s1\"'s last entries within 30 ms");
   });
 });
