@@ -79,6 +79,15 @@ export function normalized(event: AgentEvent | AgentMessage | string): string {
  * server-sent events; every later request goes through untouched.
  */
 export function cuttingFetch(frames: number): typeof fetch {
+  return streamCutAfter(frames, (frame) => !frame.startsWith(":"), async () => undefined, "cut by the test");
+}
+
+/**
+ * A `fetch` whose first event stream passes `frames` events that `counts` (and those it does not
+ * count between them), then awaits `before()` and errors with `reason`; every other request, and
+ * every later stream, goes through untouched.
+ */
+export function streamCutAfter(frames: number, counts: (frame: string) => boolean, before: () => Promise<void>, reason: string): typeof fetch {
   let cut = false;
   return async (input, init) => {
     const response = await fetch(input, init);
@@ -93,8 +102,9 @@ export function cuttingFetch(frames: number): typeof fetch {
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         if (passed >= frames) {
-          await reader.cancel();
-          controller.error(new Error("cut by the test"));
+          await before();
+          await reader.cancel().catch(() => undefined);
+          controller.error(new Error(reason));
           return;
         }
         const { done, value } = await reader.read();
@@ -106,7 +116,7 @@ export function cuttingFetch(frames: number): typeof fetch {
           const frame = pending.slice(0, end + 2);
           pending = pending.slice(end + 2);
           out += frame;
-          if (!frame.startsWith(":")) passed++;
+          if (counts(frame)) passed++;
         }
         if (out) controller.enqueue(encoder.encode(out));
       },

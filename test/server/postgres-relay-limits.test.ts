@@ -7,7 +7,7 @@
  */
 import { asyncScheduler, filter, firstValueFrom } from "rxjs";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent, type AgentEvent } from "../../src/index.js";
 import { RemoteAgent } from "../../src/remote/index.js";
 import type { SessionRelay } from "../../src/server/index.js";
@@ -15,31 +15,13 @@ import { postgresRelay } from "../../src/server/postgres/index.js";
 import { agentSession } from "../../src/session/index.js";
 import { PostgresSessionStore } from "../../src/session/stores/postgres-store.js";
 import { fauxProvider, type FauxScriptEntry } from "../../src/testing/index.js";
-import { postgresForTests, type TestPostgres } from "../helpers/postgres.js";
+import { relayDatabase, relayScript } from "./fixtures/relay-database.js";
 import { liveSessionServers, normalized, type LiveServer } from "./live-session-server.js";
 
-let db: TestPostgres;
-let admin: pg.Pool;
-const pools: pg.Pool[] = [];
+const database = relayDatabase();
+const { newPool } = database;
 const start = liveSessionServers();
 const auth = { authorization: "Bearer t-ann" };
-
-function newPool(): pg.Pool {
-  const pool = new pg.Pool({ connectionString: db.url, max: 4 });
-  pool.on("error", () => undefined);
-  pools.push(pool);
-  return pool;
-}
-
-beforeAll(async () => {
-  db = await postgresForTests();
-  admin = newPool();
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all(pools.map((pool) => pool.end().catch(() => undefined)));
-  await db?.stop();
-}, 60_000);
 
 interface Instance extends LiveServer {
   readonly errors: unknown[];
@@ -50,7 +32,7 @@ interface Instance extends LiveServer {
 
 /** Instances A and B on one database, each replying with `script()`. */
 async function instances(script: () => FauxScriptEntry[], relayCheckpointBytes?: number): Promise<{ a: Instance; b: Instance; schema: string }> {
-  const schema = db.freshSchema();
+  const schema = database.freshSchema();
   const store = new PostgresSessionStore({ pool: newPool(), schema });
   const instance = async (owner: string): Promise<Instance> => {
     const errors: unknown[] = [];
@@ -110,7 +92,7 @@ describe("the relay's table is bounded", () => {
     expect(onB.told.map(normalized)).toEqual(server.events.map(normalized));
     expect(onB.agent.state.messages.map(normalized)).toEqual(server.agent.state.messages.map(normalized));
 
-    const { rows } = await admin.query(`SELECT kind, role, length(data) AS bytes FROM "${schema}".relay_entries WHERE session_id = 'ann-long' ORDER BY id`);
+    const { rows } = await database.admin.query(`SELECT kind, role, length(data) AS bytes FROM "${schema}".relay_entries WHERE session_id = 'ann-long' ORDER BY id`);
     const states = rows.filter((row) => row.kind === "state");
     const eventBytes = rows.filter((row) => row.kind === "event").reduce((sum, row) => sum + Number(row.bytes), 0);
     expect(a.published.entries).toBeGreaterThan(1000);
@@ -131,7 +113,7 @@ describe("the relay's table is bounded", () => {
 
 describe("a relay that fails never breaks the run on A", () => {
   for (const [what, breakRelay] of [
-    ["its table dropped", (instance: Instance, schema: string) => admin.query(`DROP TABLE "${schema}".relay_entries`)],
+    ["its table dropped", (instance: Instance, schema: string) => database.admin.query(`DROP TABLE "${schema}".relay_entries`)],
     // Not awaited: end() waits for the relay's LISTEN client, which the server holds until it closes.
     ["its pool ended", (instance: Instance) => void instance.relayPool.end().catch(() => undefined)],
   ] as const) {
@@ -141,7 +123,7 @@ describe("a relay that fails never breaks the run on A", () => {
       await connected(onA.agent);
       await hosted(onA.agent);
       // The hosting's first state was published (the table exists).
-      await expect.poll(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".relay_entries`)).rows[0].n).toBeGreaterThan(0);
+      await expect.poll(async () => (await database.admin.query(`SELECT count(*)::int AS n FROM "${schema}".relay_entries`)).rows[0].n).toBeGreaterThan(0);
       await breakRelay(a, schema);
       await onA.agent.prompt("go");
       const server = a.agents.get("ann-fail")!;
@@ -167,7 +149,7 @@ describe("the relay's LISTEN connection", () => {
     await hosted(onB.agent);
     expect((await prompt(a.url, "ann-listen", "one")).status).toBe(202);
     await a.agents.get("ann-listen")!.agent.waitForIdle();
-    const { rows } = await admin.query(`SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`);
+    const { rows } = await database.admin.query(`SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`);
     expect(rows.length).toBeGreaterThan(0);
     expect((await prompt(a.url, "ann-listen", "two")).status).toBe(202);
     const server = a.agents.get("ann-listen")!;
@@ -186,13 +168,13 @@ describe("what comes through the database is not trusted", () => {
     const onA = follower(a.url, "ann-forged");
     await connected(onA.agent);
     await hosted(onA.agent);
-    await expect.poll(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".relay_entries`)).rows[0].n).toBeGreaterThan(0);
-    const { rows } = await admin.query(
+    await expect.poll(async () => (await database.admin.query(`SELECT count(*)::int AS n FROM "${schema}".relay_entries`)).rows[0].n).toBeGreaterThan(0);
+    const { rows } = await database.admin.query(
       `WITH c AS (INSERT INTO "${schema}".relay_entries_commands (session_id, token, command) VALUES ('ann-forged', 'forged', '{"type":"prompt","text":42}') RETURNING id)
        SELECT id, pg_notify('rxagent_relay', '!command ' || id) FROM c`,
     );
-    await expect.poll(async () => (await admin.query(`SELECT answer FROM "${schema}".relay_entries_commands WHERE id = $1`, [rows[0].id])).rows[0].answer).toBeTruthy();
-    const answer = (await admin.query(`SELECT answer FROM "${schema}".relay_entries_commands WHERE id = $1`, [rows[0].id])).rows[0].answer as string;
+    await expect.poll(async () => (await database.admin.query(`SELECT answer FROM "${schema}".relay_entries_commands WHERE id = $1`, [rows[0].id])).rows[0].answer).toBeTruthy();
+    const answer = (await database.admin.query(`SELECT answer FROM "${schema}".relay_entries_commands WHERE id = $1`, [rows[0].id])).rows[0].answer as string;
     expect(JSON.parse(answer)).toEqual({ status: 400, body: { error: "A prompt needs `text`, a string." } });
     expect(a.agents.get("ann-forged")!.events).toEqual([]);
     onA.agent.close();

@@ -5,44 +5,24 @@
  * id loses and repeats nothing (SRV2 across instances).
  */
 import { asyncScheduler, filter, firstValueFrom } from "rxjs";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent, type AgentEvent } from "../../src/index.js";
 import { RemoteAgent } from "../../src/remote/index.js";
 import { postgresRelay } from "../../src/server/postgres/index.js";
 import { agentSession } from "../../src/session/index.js";
 import { PostgresSessionStore } from "../../src/session/stores/postgres-store.js";
 import type { SessionServerOptions } from "../../src/server/index.js";
-import { fauxProvider, fauxText, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
-import { postgresForTests, type TestPostgres } from "../helpers/postgres.js";
+import { fauxProvider, fauxToolCall, type FauxScriptEntry } from "../../src/testing/index.js";
+import { relayDatabase, relayScript } from "./fixtures/relay-database.js";
 import { liveSessionServers, normalized, TOOLS, type LiveServer } from "./live-session-server.js";
 
-let db: TestPostgres;
-const pools: pg.Pool[] = [];
+const database = relayDatabase();
+const { newPool } = database;
 const start = liveSessionServers();
 const auth = { authorization: "Bearer t-ann" };
 
-function newPool(): pg.Pool {
-  const pool = new pg.Pool({ connectionString: db.url, max: 4 });
-  pool.on("error", () => undefined);
-  pools.push(pool);
-  return pool;
-}
-
-beforeAll(async () => {
-  db = await postgresForTests();
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all(pools.map((pool) => pool.end()));
-  await db?.stop();
-}, 60_000);
-
-/** A run with parallel tool calls and long streamed answers, one event every 2 ms. */
-const script = () => [
-  { content: [fauxText(`Let me look. ${"thinking aloud ".repeat(6)}`), fauxToolCall("echo", { n: 1 }, "c1"), fauxToolCall("echo", { n: 2 }, "c2")] },
-  { content: `All done: ${"both echoes came back ".repeat(8)}` },
-];
+/** The run, one event every 2 ms. */
+const script = relayScript;
 
 interface Instance extends LiveServer {
   readonly errors: unknown[];
@@ -53,7 +33,7 @@ const approvalScript = () => [{ content: [fauxToolCall("risky", {}, "c3")] }, { 
 
 /** Instances A and B on one database: the same store and relay table, a pool each. */
 async function instances(replies: () => FauxScriptEntry[] = script, options: Partial<Omit<SessionServerOptions, "agentFor">> = {}): Promise<{ a: Instance; b: Instance; schema: string }> {
-  const schema = db.freshSchema();
+  const schema = database.freshSchema();
   const store = new PostgresSessionStore({ pool: newPool(), schema });
   const instance = async (owner: string): Promise<Instance> => {
     const errors: unknown[] = [];

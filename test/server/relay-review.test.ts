@@ -8,7 +8,6 @@
  * Two instances on the embedded PostgreSQL, as in postgres-relay.test.ts (SRV7, SRV9).
  */
 import { asyncScheduler, EMPTY, filter, firstValueFrom, tap } from "rxjs";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/index.js";
 import { createSessionServer, type SessionRelay, type SessionServerOptions } from "../../src/server/index.js";
@@ -16,45 +15,25 @@ import { postgresRelay } from "../../src/server/postgres/index.js";
 import type { RelayRecord } from "../../src/server/session-relay.js";
 import { agentSession } from "../../src/session/index.js";
 import { PostgresSessionStore } from "../../src/session/stores/postgres-store.js";
-import { fauxProvider, fauxText, fauxToolCall } from "../../src/testing/index.js";
+import { fauxProvider } from "../../src/testing/index.js";
 import { deferred, flushPromises } from "../helpers/controlled-promise.js";
 import { model } from "../helpers/fixtures.js";
-import { postgresForTests, type TestPostgres } from "../helpers/postgres.js";
 import { agentEvents, isEnd, openFrames, type FrameReader } from "./fixtures/relay-frames.js";
+import { relayDatabase, relayScript } from "./fixtures/relay-database.js";
 import { liveSessionServers, TOOLS, type LiveServer } from "./live-session-server.js";
 
-let db: TestPostgres;
-let admin: pg.Pool;
-const pools: pg.Pool[] = [];
+const database = relayDatabase();
+const { newPool } = database;
 const start = liveSessionServers();
 const auth = { authorization: "Bearer t-ann" };
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => void unhandled.push(reason);
 
-function newPool(): pg.Pool {
-  const pool = new pg.Pool({ connectionString: db.url, max: 4 });
-  pool.on("error", () => undefined);
-  pools.push(pool);
-  return pool;
-}
+beforeAll(() => void process.on("unhandledRejection", onUnhandled));
+afterAll(() => void process.off("unhandledRejection", onUnhandled));
 
-beforeAll(async () => {
-  process.on("unhandledRejection", onUnhandled);
-  db = await postgresForTests();
-  admin = newPool();
-}, 120_000);
-
-afterAll(async () => {
-  process.off("unhandledRejection", onUnhandled);
-  await Promise.all(pools.map((pool) => pool.end().catch(() => undefined)));
-  await db?.stop();
-}, 60_000);
-
-/** Parallel tool calls and long streamed answers, one event every 2 ms. */
-const script = () => [
-  { content: [fauxText(`Let me look. ${"thinking aloud ".repeat(6)}`), fauxToolCall("echo", { n: 1 }, "c1"), fauxToolCall("echo", { n: 2 }, "c2")] },
-  { content: `All done: ${"both echoes came back ".repeat(8)}` },
-];
+/** The run, one event every 2 ms. */
+const script = relayScript;
 
 interface Instance extends LiveServer {
   readonly errors: unknown[];
@@ -64,7 +43,7 @@ type Wrap = (relay: SessionRelay) => SessionRelay;
 
 /** Instances A and B on one database (one store, one relay table); `wrap` changes what each gives its server as the relay. */
 async function instances(options: Partial<Omit<SessionServerOptions, "agentFor">> = {}, wrap: { a?: Wrap; b?: Wrap } = {}): Promise<{ a: Instance; b: Instance; schema: string }> {
-  const schema = db.freshSchema();
+  const schema = database.freshSchema();
   const store = new PostgresSessionStore({ pool: newPool(), schema });
   const instance = async (owner: "A" | "B"): Promise<Instance> => {
     const errors: unknown[] = [];
@@ -88,7 +67,7 @@ async function hostOnA(a: Instance, schema: string, id: string): Promise<void> {
   const reader = await events(a, id);
   await reader.until((frames) => frames.length > 0);
   await reader.close();
-  await expect.poll(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".relay_entries WHERE session_id = $1`, [id])).rows[0].n, { timeout: 10_000 }).toBeGreaterThan(0);
+  await expect.poll(async () => (await database.admin.query(`SELECT count(*)::int AS n FROM "${schema}".relay_entries WHERE session_id = $1`, [id])).rows[0].n, { timeout: 10_000 }).toBeGreaterThan(0);
 }
 
 /** A follower of `id` on B (served from the relay) that has read its first entry. */
@@ -104,14 +83,14 @@ describe("what comes through the database is not trusted (SRV9)", () => {
     const { a, schema } = await instances();
     await hostOnA(a, schema, "ann-json");
     // Both rows in one statement, one commit: the host claims them in one batch, the bad one first.
-    const { rows } = await admin.query(
+    const { rows } = await database.admin.query(
       `WITH c AS (INSERT INTO "${schema}".relay_entries_commands (session_id, token, command)
          VALUES ('ann-json', 'bad', '{'), ('ann-json', 'good', '{"type":"prompt","text":"go"}') RETURNING id, token)
        SELECT id, token, pg_notify('rxagent_relay', '!command ' || id) FROM c`,
     );
     const id = (token: string) => (rows as Array<{ id: string; token: string }>).find((row) => row.token === token)!.id;
     expect(Number(id("bad"))).toBeLessThan(Number(id("good")));
-    const answerOf = async (token: string) => (await admin.query(`SELECT answer FROM "${schema}".relay_entries_commands WHERE id = $1`, [id(token)])).rows[0].answer as string | null;
+    const answerOf = async (token: string) => (await database.admin.query(`SELECT answer FROM "${schema}".relay_entries_commands WHERE id = $1`, [id(token)])).rows[0].answer as string | null;
     await expect.poll(() => answerOf("bad"), { timeout: 10_000 }).toBeTruthy();
     expect(JSON.parse((await answerOf("bad"))!)).toEqual({ status: 400, body: { error: "The forwarded command is not JSON." } });
     await expect.poll(() => answerOf("good"), { timeout: 10_000 }).toBeTruthy();
@@ -133,8 +112,8 @@ describe("what comes through the database is not trusted (SRV9)", () => {
     const before = unhandled.length;
     const sent = fetch(`${b.url}/ann-answer/commands`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ type: "prompt", text: "go" }) });
     const table = `"${schema}".relay_entries_commands`;
-    await expect.poll(async () => (await admin.query(`SELECT count(*)::int AS n FROM ${table} WHERE session_id = 'ann-answer'`)).rows[0].n, { timeout: 10_000 }).toBe(1);
-    await admin.query(`WITH u AS (UPDATE ${table} SET claimed = true, answer = '{' WHERE session_id = 'ann-answer' RETURNING token) SELECT pg_notify('rxagent_relay', '!answer:' || token || ' .') FROM u`);
+    await expect.poll(async () => (await database.admin.query(`SELECT count(*)::int AS n FROM ${table} WHERE session_id = 'ann-answer'`)).rows[0].n, { timeout: 10_000 }).toBe(1);
+    await database.admin.query(`WITH u AS (UPDATE ${table} SET claimed = true, answer = '{' WHERE session_id = 'ann-answer' RETURNING token) SELECT pg_notify('rxagent_relay', '!answer:' || token || ' .') FROM u`);
     const response = await sent;
     expect(response.status).toBe(502);
     expect(await response.json()).toEqual({ error: "The session's host answered what no host answers." });
@@ -151,7 +130,7 @@ describe("what comes through the database is not trusted (SRV9)", () => {
     const last = onB.frames.at(-1)!.id;
     const next = `${last.slice(0, last.lastIndexOf("."))}.${Number(last.slice(last.lastIndexOf(".") + 1)) + 1}`;
     // The next entry of A's hosting, as a hand that can write the table would forge it.
-    await admin.query(
+    await database.admin.query(
       `WITH r AS (INSERT INTO "${schema}".relay_entries (session_id, entry_id, kind, role, data) VALUES ('ann-frame', $1, 'event', 'entry', $2) RETURNING id)
        SELECT pg_notify('rxagent_relay', 'ann-frame ' || id) FROM r`,
       [next, '{"type":"agent_start"}\nid: injected.1\nevent: state\ndata: {"messages":[]}'],
